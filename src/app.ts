@@ -1,0 +1,120 @@
+// Composition root: builds every service from its dependencies and mounts the HTTP surface.
+// Exported for tests, which start it on an ephemeral port; src/main.ts adds listen() and signals.
+import express, { type Express } from "express";
+import type { Config } from "./config";
+import type { Db } from "./storage";
+import { CacheVersions } from "./storage";
+import { type Clock, systemClock } from "./shared/clock";
+import { type IdGenerator, randomIds } from "./shared/ids";
+import { deriveKey } from "./shared/crypto";
+import type { Logger } from "./shared/logger";
+import { JwtService, KeyStore } from "./modules/tokens";
+import { TenancyService } from "./modules/tenancy";
+import { requestLog } from "./rest/request-log";
+import { errorHandler } from "./rest/errors";
+import { adminAuth } from "./rest/admin-auth";
+import { healthRouter } from "./rest/health";
+import { authRouter } from "./rest/auth";
+import { usersRouter } from "./rest/users";
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  masterKey: Buffer;
+  logger: Logger;
+  clock?: Clock;
+  ids?: IdGenerator;
+}
+
+/** Everything the composition root builds; tests and the CLI reach services through this. */
+export interface Services {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  versions: CacheVersions;
+  /** Pepper for secret hashes (client and introspection secrets). */
+  secretPepper: Buffer;
+  keys: KeyStore;
+  jwt: JwtService;
+  tenancy: TenancyService;
+}
+
+/** Request body limits: admin JSON and OAuth forms are small; manifests get a larger, explicit limit. */
+export const JSON_BODY_LIMIT = "100kb";
+export const FORM_BODY_LIMIT = "16kb";
+
+export async function createServices(deps: AppDeps): Promise<Services> {
+  const clock = deps.clock ?? systemClock;
+  const ids = deps.ids ?? randomIds;
+  const versions = new CacheVersions(deps.db);
+  await versions.prime();
+  const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, versions);
+  await keys.init();
+  const jwt = new JwtService(keys, deps.config.publicUrl, clock);
+  const tenancy = new TenancyService(deps.db, jwt, clock);
+  return {
+    config: deps.config,
+    db: deps.db,
+    clock,
+    ids,
+    logger: deps.logger,
+    versions,
+    secretPepper: deriveKey(deps.masterKey, "secret-pepper"),
+    keys,
+    jwt,
+    tenancy,
+  };
+}
+
+export function createHttpApp(services: Services): Express {
+  const { db, logger, jwt, tenancy } = services;
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.set("etag", false);
+  app.use(requestLog(logger));
+
+  // Bodies: OAuth endpoints take forms (RFC 6749 §4.1.3), everything else JSON; both size-limited.
+  app.use(express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 50 }));
+  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+
+  // Unauthenticated surface.
+  app.use(healthRouter(db));
+  app.use(authRouter(tenancy));
+
+  // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
+  // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
+  app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy));
+  app.use(usersRouter(tenancy));
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: "not found" });
+  });
+  app.use(errorHandler(logger));
+  return app;
+}
+
+export interface App {
+  app: Express;
+  services: Services;
+  /** Starts background work (cross-instance cache polling). */
+  start(): void;
+  close(): Promise<void>;
+}
+
+export async function createApp(deps: AppDeps): Promise<App> {
+  const services = await createServices(deps);
+  const app = createHttpApp(services);
+  return {
+    app,
+    services,
+    start() {
+      services.versions.start(deps.config.cachePollMs, (e) => deps.logger.warn({ err: e }, "cache version poll failed"));
+    },
+    async close() {
+      services.versions.stop();
+    },
+  };
+}

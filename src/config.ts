@@ -1,0 +1,117 @@
+// The only reader of process.env. Every variable is validated once, here; a bad value stops
+// start-up with one message naming every bad variable.
+import { z } from "zod";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v.trim()));
+
+const envSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    HOST: optionalString,
+    TOOLGATE_PUBLIC_URL: optionalString.pipe(
+      z
+        .string()
+        .url()
+        .refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL")
+        .refine((u) => !u.includes("?") && !u.includes("#"), "must not contain a query or fragment")
+        .optional(),
+    ),
+    DATABASE_URL: optionalString.pipe(
+      z
+        .string()
+        .refine((u) => /^(file:|postgres(ql)?:\/\/)/.test(u), "must start with file: or postgresql://")
+        .optional(),
+    ),
+    TOOLGATE_DATA_DIR: optionalString,
+    TOOLGATE_ADMIN_EMAIL: optionalString.pipe(z.string().email().optional()),
+    TOOLGATE_ADMIN_PASSWORD: optionalString.pipe(z.string().min(8, "must be at least 8 characters").optional()),
+    TOOLGATE_WORKSPACE_NAME: optionalString,
+    TOOLGATE_MASTER_KEY: optionalString.pipe(
+      z
+        .string()
+        .refine((k) => decodeMasterKey(k) !== null, "must be 32 bytes as base64url/base64 or 64 hex characters")
+        .optional(),
+    ),
+    TOOLGATE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+    TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(100).max(60000).default(2000),
+  })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TOOLGATE_MASTER_KEY"],
+        message: "is required with a PostgreSQL DATABASE_URL (every instance must share it)",
+      });
+    }
+    if (Boolean(env.TOOLGATE_ADMIN_EMAIL) !== Boolean(env.TOOLGATE_ADMIN_PASSWORD)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [env.TOOLGATE_ADMIN_EMAIL ? "TOOLGATE_ADMIN_PASSWORD" : "TOOLGATE_ADMIN_EMAIL"],
+        message: "TOOLGATE_ADMIN_EMAIL and TOOLGATE_ADMIN_PASSWORD go together",
+      });
+    }
+  });
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly port: number;
+  readonly host: string | undefined;
+  /** The issuer and the base of every URL the service returns, exactly as configured. */
+  readonly publicUrl: string;
+  readonly database: { readonly kind: "sqlite" | "postgresql"; readonly url: string };
+  readonly dataDir: string;
+  readonly bootstrapAdmin: { readonly email: string; readonly password: string; readonly workspaceName: string } | undefined;
+  /** 32 bytes; undefined means "generate or load from the data folder" (embedded mode only). */
+  readonly masterKey: Buffer | undefined;
+  readonly logLevel: LogLevel;
+  readonly cachePollMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/** Accepts 64 hex characters or 32 bytes of base64/base64url. */
+export function decodeMasterKey(text: string): Buffer | null {
+  if (/^[0-9a-fA-F]{64}$/.test(text)) return Buffer.from(text, "hex");
+  const b = Buffer.from(text.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  return b.length === 32 ? b : null;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${String(i.path[0] ?? "environment")}: ${i.message}`);
+    throw new ConfigError([...new Set(problems)]);
+  }
+  const e = parsed.data;
+  const dataDir = e.TOOLGATE_DATA_DIR ?? "./data";
+  const dbUrl = e.DATABASE_URL ?? `file:${dataDir}/toolgate.db`;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.TOOLGATE_PUBLIC_URL ?? `http://localhost:${e.PORT}`,
+    database: Object.freeze({ kind: dbUrl.startsWith("file:") ? ("sqlite" as const) : ("postgresql" as const), url: dbUrl }),
+    dataDir,
+    bootstrapAdmin:
+      e.TOOLGATE_ADMIN_EMAIL && e.TOOLGATE_ADMIN_PASSWORD
+        ? Object.freeze({
+            email: e.TOOLGATE_ADMIN_EMAIL.toLowerCase(),
+            password: e.TOOLGATE_ADMIN_PASSWORD,
+            workspaceName: e.TOOLGATE_WORKSPACE_NAME ?? "Default workspace",
+          })
+        : undefined,
+    masterKey: e.TOOLGATE_MASTER_KEY ? decodeMasterKey(e.TOOLGATE_MASTER_KEY)! : undefined,
+    logLevel: e.TOOLGATE_LOG_LEVEL,
+    cachePollMs: e.TOOLGATE_CACHE_POLL_MS,
+  });
+}

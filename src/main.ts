@@ -1,0 +1,66 @@
+// Process entry: loadConfig(process.env) -> boot (database, migrations, master key) -> createApp -> listen.
+import { createServer } from "node:http";
+import { ConfigError, loadConfig } from "./config";
+import { createLogger } from "./shared/logger";
+import { boot } from "./boot";
+import { createApp } from "./app";
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logLevel);
+  const { db, masterKey, masterKeyCreatedAt, appliedMigrations } = await boot(config);
+  if (masterKeyCreatedAt) logger.info({ path: masterKeyCreatedAt }, "generated a new master key (keep it with the database)");
+  if (appliedMigrations.length) logger.info({ migrations: appliedMigrations }, "applied database migrations");
+
+  const toolgate = await createApp({ config, db, masterKey, logger });
+  const bootstrapped = await toolgate.services.tenancy.bootstrapIfEmpty(config.bootstrapAdmin);
+  toolgate.start();
+
+  const server = createServer(toolgate.app);
+  server.keepAliveTimeout = 65_000;
+  server.listen(config.port, config.host, () => {
+    const lines = [`Toolgate is listening on ${config.publicUrl} (database: ${config.database.kind})`];
+    if (bootstrapped) {
+      lines.push(`Created workspace ${bootstrapped.workspace_id} with owner ${config.bootstrapAdmin!.email}.`);
+    }
+    lines.push(
+      "Log in as an admin:",
+      `  curl -s -X POST ${config.publicUrl}/svc/uflow/auth/login -H 'content-type: application/json' \\`,
+      `    -d '{"email":"<admin email>","password":"<admin password>"}'`,
+    );
+    void toolgate.services.tenancy.countWorkspaces().then((n) => {
+      if (n === 0) {
+        lines.push(
+          "No workspace exists yet. Create the first one with either:",
+          "  TOOLGATE_ADMIN_EMAIL=you@example.com TOOLGATE_ADMIN_PASSWORD='a long password' npm start",
+          "  npx toolgate bootstrap --email you@example.com --password 'a long password'",
+        );
+      }
+      console.log(lines.join("\n"));
+    });
+  });
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, "shutting down");
+    server.close(() => {
+      void toolgate.close().then(() => db.$disconnect()).then(() => process.exit(0));
+    });
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

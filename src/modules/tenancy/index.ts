@@ -1,0 +1,2 @@
+export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView } from "./tenancy-service";
+export { toMembershipView, type MembershipView } from "./views";

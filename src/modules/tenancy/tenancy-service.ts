@@ -1,0 +1,119 @@
+// Workspaces, installation users and the admin session: bootstrap, login, actor resolution.
+import { z } from "zod";
+import type { Db } from "../../storage";
+import { isUniqueViolation } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
+import { conflict, forbidden, unauthenticated } from "../../shared/errors";
+import { type Actor, type MembershipType, assertCanWrite, assertSameTenant } from "../../shared/actor";
+import type { JwtService } from "../tokens";
+import { toMembershipView, type MembershipView } from "./views";
+
+export const emailSchema = z.string().trim().toLowerCase().email().max(254);
+export const passwordSchema = z.string().min(8, "must be at least 8 characters").max(1024);
+
+export interface BootstrapInput {
+  email: string;
+  password: string;
+  workspaceName: string;
+}
+
+export interface UserView {
+  id: string;
+  email: string;
+  username: string;
+  membership: MembershipView;
+}
+
+export class TenancyService {
+  constructor(
+    private readonly db: Db,
+    private readonly jwt: JwtService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Creates a workspace with `email` as its owner. An existing user keeps their password (it is
+   * verified, so a bootstrap cannot take over someone else's account); a new user gets `password`.
+   */
+  async bootstrap(input: BootstrapInput): Promise<{ workspace_id: string; user_id: string }> {
+    const email = emailSchema.parse(input.email);
+    passwordSchema.parse(input.password);
+    const existing = await this.db.user.findUnique({ where: { email } });
+    if (existing?.passwordHash && !(await verifyPassword(input.password, existing.passwordHash))) {
+      throw conflict("a user with this email exists and the password does not match");
+    }
+    const passwordHash = existing?.passwordHash ? undefined : await hashPassword(input.password);
+    const now = this.clock.now();
+    return this.db.$transaction(async (tx) => {
+      const user =
+        existing ??
+        (await tx.user.create({ data: { email, username: email.split("@")[0]!, passwordHash, createdAt: now, updatedAt: now } }));
+      if (existing && passwordHash) await tx.user.update({ where: { id: existing.id }, data: { passwordHash } });
+      const workspace = await tx.workspace.create({ data: { name: input.workspaceName.trim() || "Default workspace", createdAt: now } });
+      await tx.membership.create({
+        data: { tenantId: workspace.id, userId: user.id, membershipType: "owner", status: "active", source: "bootstrap", createdAt: now },
+      });
+      return { workspace_id: workspace.id, user_id: user.id };
+    });
+  }
+
+  /** First start on an empty database: the TOOLGATE_ADMIN_* variables create the first workspace. */
+  async bootstrapIfEmpty(admin: BootstrapInput | undefined): Promise<{ workspace_id: string; user_id: string } | null> {
+    if (!admin) return null;
+    if ((await this.db.workspace.count()) > 0) return null;
+    return this.bootstrap(admin);
+  }
+
+  async countWorkspaces(): Promise<number> {
+    return this.db.workspace.count();
+  }
+
+  /** Verifies a password login and issues an admin JWT for one of the user's workspaces. */
+  async login(input: { email: string; password: string; workspace_id?: string }): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
+    const invalid = unauthenticated("invalid email or password");
+    const email = input.email.trim().toLowerCase();
+    const user = await this.db.user.findUnique({ where: { email } });
+    // Verify against a dummy hash when the user is unknown, so response time does not tell.
+    const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    if (!user || !user.passwordHash || !ok) throw invalid;
+    const memberships = await this.db.membership.findMany({
+      where: { userId: user.id, status: "active", ...(input.workspace_id ? { tenantId: input.workspace_id } : {}) },
+      orderBy: { createdAt: "asc" },
+    });
+    const chosen = memberships[0];
+    if (!chosen) throw forbidden(input.workspace_id ? "not an active member of this workspace" : "not an active member of any workspace");
+    const { token, expiresIn } = await this.jwt.signAdminToken(user.id, chosen.tenantId);
+    return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
+  }
+
+  /** Turns verified admin-JWT claims into an Actor, checking the membership is still active now. */
+  async resolveActor(userId: string, tenantId: string): Promise<Actor> {
+    const m = await this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } } });
+    if (!m || m.status !== "active") throw forbidden("not an active member of this workspace");
+    return { userId, tenantId, role: m.membershipType as MembershipType };
+  }
+
+  async getWorkspace(actor: Actor): Promise<{ id: string; name: string; createdAt: Date }> {
+    const w = await this.db.workspace.findUniqueOrThrow({ where: { id: actor.tenantId } });
+    return w;
+  }
+
+  /** An admin creates an installation user who joins this workspace as `member`. */
+  async createUser(actor: Actor, tenantId: string, input: { email: string; username: string; password?: string }): Promise<UserView> {
+    assertSameTenant(actor, tenantId);
+    assertCanWrite(actor);
+    const passwordHash = input.password ? await hashPassword(input.password) : null;
+    const now = this.clock.now();
+    try {
+      return await this.db.$transaction(async (tx) => {
+        const user = await tx.user.create({ data: { email: input.email, username: input.username, passwordHash, createdAt: now, updatedAt: now } });
+        const membership = await tx.membership.create({ data: { tenantId, userId: user.id, createdAt: now } });
+        return { id: user.id, email: user.email, username: user.username, membership: toMembershipView(membership) };
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw conflict("a user with this email already exists; add them with POST .../memberships");
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,22 @@
+// zod at the boundary: every body, query and path parameter is parsed before a service runs.
+// A failure is a 400 whose message names the field, e.g. {"error":"public_base_url: must be an http(s) URL"}.
+import type { z } from "zod";
+import { badRequest } from "../shared/errors";
+
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => {
+      const field = i.path.length > 0 ? i.path.join(".") : "body";
+      if (i.code === "unrecognized_keys") return `${field}: unknown field(s) ${(i as { keys: string[] }).keys.join(", ")}`;
+      if (i.code === "invalid_type" && (i as { input?: unknown }).input === undefined) return `${field}: is required`;
+      return `${field}: ${i.message}`;
+    })
+    .join("; ");
+}
+
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const r = schema.safeParse(value ?? {});
+  if (!r.success) throw badRequest(describeZodError(r.error));
+  return r.data;
+}

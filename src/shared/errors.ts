@@ -1,0 +1,67 @@
+// Domain errors. Services throw these; the REST and GraphQL adapters map them to the wire shapes
+// fixed by the spec (admin REST: {error}; OAuth: RFC 6749 {error, error_description}).
+
+export type DomainErrorCode =
+  | "bad_request" // 400
+  | "unauthenticated" // 401
+  | "forbidden" // 403
+  | "not_found" // 404
+  | "conflict" // 409
+  | "payload_too_large" // 413
+  | "upstream_failed"; // 502
+
+const STATUS: Record<DomainErrorCode, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  upstream_failed: 502,
+};
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: DomainErrorCode,
+    message: string,
+    /** Extra fields merged into the admin REST body, e.g. {failed: [...]} or {failure_reason}. */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+  get status(): number {
+    return STATUS[this.code];
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) => new DomainError("bad_request", message, details);
+export const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
+export const forbidden = (message: string) => new DomainError("forbidden", message);
+export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
+export const conflict = (message: string, details?: Record<string, unknown>) => new DomainError("conflict", message, details);
+
+/** RFC 6749 §5.2 / RFC 7009 / RFC 8707 error codes used at the OAuth endpoints. */
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "invalid_scope"
+  | "invalid_target"
+  | "unsupported_token_type"
+  | "access_denied"
+  | "server_error";
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    /** One public description per failure class: never tells a prober which check failed. */
+    readonly description: string,
+    readonly status: number = error === "invalid_client" ? 401 : 400,
+  ) {
+    super(`${error}: ${description}`);
+    this.name = "OAuthError";
+  }
+}

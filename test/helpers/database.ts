@@ -1,0 +1,47 @@
+// A fresh, real database per test file: a temporary SQLite file by default, or, when
+// TEST_DATABASE_URL is set (CI sets it), a uniquely named PostgreSQL database on that server,
+// dropped afterwards. Files run in parallel without seeing each other's rows.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+
+export interface TestDatabase {
+  kind: "sqlite" | "postgresql";
+  url: string;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), "toolgate-test-"));
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) {
+    return {
+      kind: "sqlite",
+      url: `file:${join(dataDir, "toolgate.db")}`,
+      dataDir,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `toolgate_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    kind: "postgresql",
+    url: url.toString(),
+    dataDir,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

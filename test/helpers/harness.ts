@@ -1,0 +1,137 @@
+// Starts a real Toolgate (real HTTP on an ephemeral port, real database) for a test file.
+// Nothing of our own is mocked; only the clock can be injected to make expiry exact.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
+import { loadConfig, type Config } from "../../src/config";
+import { createLogger } from "../../src/shared/logger";
+import { boot } from "../../src/boot";
+import { createApp, type App, type Services } from "../../src/app";
+import type { Clock } from "../../src/shared/clock";
+import { createTestDatabase, type TestDatabase } from "./database";
+
+export const ADMIN_EMAIL = "owner@example.test";
+export const ADMIN_PASSWORD = "correct horse battery staple";
+
+export interface StartOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Skip creating the first workspace and owner. */
+  empty?: boolean;
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string;
+  basic?: [string, string];
+  json?: unknown;
+  form?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+export class Harness {
+  constructor(
+    readonly url: string,
+    readonly toolgate: App,
+    readonly config: Config,
+    readonly database: TestDatabase,
+    private readonly server: Server,
+    /** The first workspace and its owner (unless started empty). */
+    readonly workspaceId: string,
+    readonly ownerId: string,
+    readonly adminToken: string,
+  ) {}
+
+  get services(): Services {
+    return this.toolgate.services;
+  }
+
+  get db() {
+    return this.toolgate.services.db;
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.basic) headers.authorization = `Basic ${Buffer.from(`${opts.basic[0]}:${opts.basic[1]}`).toString("base64")}`;
+    let body: string | undefined;
+    if (opts.json !== undefined) {
+      headers["content-type"] = "application/json";
+      body = JSON.stringify(opts.json);
+    } else if (opts.form) {
+      headers["content-type"] = "application/x-www-form-urlencoded";
+      body = new URLSearchParams(opts.form).toString();
+    }
+    const res = await fetch(this.url + path, { method, headers, body, redirect: "manual" });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  /** Shorthand for an admin call with the owner's token. */
+  admin<T = any>(method: string, path: string, json?: unknown): Promise<HttpResult<T>> {
+    return this.request<T>(method, path, { token: this.adminToken, json });
+  }
+
+  async login(email: string, password: string, workspaceId?: string): Promise<string> {
+    const r = await this.request("POST", "/svc/uflow/auth/login", { json: { email, password, workspace_id: workspaceId } });
+    if (r.status !== 200) throw new Error(`login failed: ${r.status} ${r.text}`);
+    return r.body.access_token;
+  }
+
+  /** Creates another workspace with its own owner (for isolation tests). */
+  async createWorkspace(email: string, password = ADMIN_PASSWORD): Promise<{ workspaceId: string; userId: string; token: string }> {
+    const { workspace_id, user_id } = await this.services.tenancy.bootstrap({ email, password, workspaceName: `ws ${email}` });
+    return { workspaceId: workspace_id, userId: user_id, token: await this.login(email, password, workspace_id) };
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections?.();
+    await this.toolgate.close();
+    await this.db.$disconnect();
+    await this.database.drop();
+  }
+}
+
+export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
+  const database = await createTestDatabase();
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const config = loadConfig({
+    PORT: String(port),
+    TOOLGATE_PUBLIC_URL: url,
+    DATABASE_URL: database.url,
+    TOOLGATE_DATA_DIR: database.dataDir,
+    TOOLGATE_MASTER_KEY: randomBytes(32).toString("base64url"),
+    TOOLGATE_LOG_LEVEL: (process.env.TEST_LOG_LEVEL as never) ?? "silent",
+    ...opts.env,
+  });
+  const { db, masterKey } = await boot(config);
+  const toolgate = await createApp({ config, db, masterKey, logger: createLogger(config.logLevel), clock: opts.clock });
+  server.on("request", toolgate.app);
+  let workspaceId = "";
+  let ownerId = "";
+  let adminToken = "";
+  const harness = () => new Harness(url, toolgate, config, database, server, workspaceId, ownerId, adminToken);
+  if (!opts.empty) {
+    const created = await toolgate.services.tenancy.bootstrap({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD, workspaceName: "Acme" });
+    workspaceId = created.workspace_id;
+    ownerId = created.user_id;
+    adminToken = await harness().login(ADMIN_EMAIL, ADMIN_PASSWORD);
+  }
+  return harness();
+}
