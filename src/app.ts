@@ -10,12 +10,14 @@ import { deriveKey } from "./shared/crypto";
 import type { Logger } from "./shared/logger";
 import { JwtService, KeyStore } from "./modules/tokens";
 import { TenancyService } from "./modules/tenancy";
+import { ResourceServerRegistry, ResourceServerService } from "./modules/resource-servers";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
 import { adminAuth } from "./rest/admin-auth";
 import { healthRouter } from "./rest/health";
 import { authRouter } from "./rest/auth";
 import { usersRouter } from "./rest/users";
+import { resourceServersRouter } from "./rest/resource-servers";
 
 export interface AppDeps {
   config: Config;
@@ -39,6 +41,8 @@ export interface Services {
   keys: KeyStore;
   jwt: JwtService;
   tenancy: TenancyService;
+  registry: ResourceServerRegistry;
+  resourceServers: ResourceServerService;
 }
 
 /** Request body limits: admin JSON and OAuth forms are small; manifests get a larger, explicit limit. */
@@ -54,6 +58,10 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
   const tenancy = new TenancyService(deps.db, jwt, clock);
+  const secretPepper = deriveKey(deps.masterKey, "secret-pepper");
+  const registry = new ResourceServerRegistry(deps.db, secretPepper, versions);
+  await registry.load();
+  const resourceServers = new ResourceServerService(deps.db, registry, versions, secretPepper, deps.config.publicUrl, clock, ids);
   return {
     config: deps.config,
     db: deps.db,
@@ -61,15 +69,17 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     ids,
     logger: deps.logger,
     versions,
-    secretPepper: deriveKey(deps.masterKey, "secret-pepper"),
+    secretPepper,
     keys,
     jwt,
     tenancy,
+    registry,
+    resourceServers,
   };
 }
 
 export function createHttpApp(services: Services): Express {
-  const { db, logger, jwt, tenancy } = services;
+  const { db, logger, jwt, tenancy, resourceServers } = services;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
@@ -88,6 +98,7 @@ export function createHttpApp(services: Services): Express {
   // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
   app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy));
   app.use(usersRouter(tenancy));
+  app.use(resourceServersRouter(resourceServers));
 
   app.use((_req, res) => {
     res.status(404).json({ error: "not found" });

@@ -1,0 +1,171 @@
+// Registration, reading, update, soft delete and secret rotation of resource servers. Every query
+// is scoped by the actor's workspace: another workspace's id is indistinguishable from an unknown one.
+import type { Db, DbOrTx } from "../../storage";
+import type { CacheVersions } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import type { IdGenerator } from "../../shared/ids";
+import { hashSecret } from "../../shared/crypto";
+import { conflict, notFound } from "../../shared/errors";
+import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
+import type { ResourceServerRegistry } from "./registry";
+import { canonicalResource, joinResourceUrl } from "./resource-url";
+import type { CreateResourceServerInput, UpdateResourceServerInput } from "./schemas";
+import { endpointsFor, toResourceServerView, type ResourceServerView } from "./views";
+
+/** Introspection secrets are 256-bit random strings, shown once, stored as a peppered hash. */
+const SECRET_BYTES = 32;
+
+export interface RotatedSecret {
+  id: string;
+  introspection_secret: string;
+  rotated_at: string;
+}
+
+/** Hook for changes that happen in the same transaction as a rotation (drift events). */
+export type RotationHook = (tx: DbOrTx, actor: Actor, server: { id: string; tenantId: string; state: string }, rotatedAt: Date) => Promise<void>;
+
+export class ResourceServerService {
+  private rotationHooks: RotationHook[] = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly registry: ResourceServerRegistry,
+    private readonly versions: CacheVersions,
+    private readonly pepper: Buffer,
+    private readonly publicUrl: string,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  onSecretRotated(hook: RotationHook): void {
+    this.rotationHooks.push(hook);
+  }
+
+  /** The live server of the actor's workspace, or 404. */
+  async findLive(tx: DbOrTx, actor: Actor, id: string) {
+    const rs = await tx.resourceServer.findFirst({ where: { id, tenantId: actor.tenantId, deletedAt: null } });
+    if (!rs) throw notFound("resource server");
+    return rs;
+  }
+
+  private async assertResourceUrlFree(tx: DbOrTx, tenantId: string, resourceUrl: string, exceptId?: string): Promise<void> {
+    const key = canonicalResource(resourceUrl);
+    const live = await tx.resourceServer.findMany({ where: { tenantId, deletedAt: null }, select: { id: true, resourceUrl: true } });
+    if (live.some((r) => r.id !== exceptId && canonicalResource(r.resourceUrl) === key)) {
+      throw conflict("a resource server with this resource_url already exists in the workspace");
+    }
+  }
+
+  /** Reloads the in-memory registry after a committed change. */
+  private async changed(): Promise<void> {
+    await this.versions.notifyLocal("resource_servers");
+  }
+
+  async create(actor: Actor, input: CreateResourceServerInput) {
+    assertCanWrite(actor);
+    const secret = this.ids.token(SECRET_BYTES);
+    const resourceUrl = joinResourceUrl(input.public_base_url, input.protected_base_path);
+    const now = this.clock.now();
+    const rs = await this.db.$transaction(async (tx) => {
+      await this.assertResourceUrlFree(tx, actor.tenantId, resourceUrl);
+      const created = await tx.resourceServer.create({
+        data: {
+          id: this.ids.uuid(),
+          tenantId: actor.tenantId,
+          name: input.name,
+          publicBaseUrl: input.public_base_url,
+          protectedBasePath: input.protected_base_path,
+          resourceUrl,
+          scopesSupported: input.scopes_supported,
+          registrationModes: input.registration_modes,
+          validationMode: "auto",
+          introspectionSecretHash: hashSecret(this.pepper, secret),
+          state: "pending_scan",
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      // Scopes named at registration become scope records (name = id until renamed).
+      if (input.scopes_supported.length > 0) {
+        await tx.scope.createMany({
+          data: input.scopes_supported.map((key) => ({ id: this.ids.uuid(), tenantId: actor.tenantId, resourceServerId: created.id, key, name: key, createdAt: now })),
+        });
+      }
+      await this.versions.bump(tx, "resource_servers");
+      return created;
+    });
+    await this.changed();
+    // The 201 body has exactly the spec's fields; the secret appears here and in rotation only.
+    return {
+      id: rs.id,
+      introspection_secret: secret,
+      ...endpointsFor(this.publicUrl, rs),
+      validation_mode: rs.validationMode,
+      scopes_supported: rs.scopesSupported as string[],
+      status: rs.state,
+    };
+  }
+
+  async list(actor: Actor): Promise<{ items: ResourceServerView[]; count: number }> {
+    assertCanRead(actor);
+    const rows = await this.db.resourceServer.findMany({ where: { tenantId: actor.tenantId, deletedAt: null }, orderBy: { createdAt: "asc" } });
+    return { items: rows.map((r) => toResourceServerView(this.publicUrl, r)), count: rows.length };
+  }
+
+  async get(actor: Actor, id: string): Promise<ResourceServerView> {
+    assertCanRead(actor);
+    return toResourceServerView(this.publicUrl, await this.findLive(this.db, actor, id));
+  }
+
+  async update(actor: Actor, id: string, input: UpdateResourceServerInput): Promise<ResourceServerView> {
+    assertCanWrite(actor);
+    const rs = await this.db.$transaction(async (tx) => {
+      const current = await this.findLive(tx, actor, id);
+      const publicBaseUrl = input.public_base_url ?? current.publicBaseUrl;
+      const protectedBasePath = input.protected_base_path ?? current.protectedBasePath;
+      const resourceUrl = joinResourceUrl(publicBaseUrl, protectedBasePath);
+      if (resourceUrl !== current.resourceUrl) await this.assertResourceUrlFree(tx, actor.tenantId, resourceUrl, id);
+      const updated = await tx.resourceServer.update({
+        where: { id },
+        data: {
+          name: input.name ?? undefined,
+          publicBaseUrl,
+          protectedBasePath,
+          resourceUrl,
+          registrationModes: input.registration_modes ?? undefined,
+          updatedAt: this.clock.now(),
+        },
+      });
+      await this.versions.bump(tx, "resource_servers");
+      return updated;
+    });
+    await this.changed();
+    return toResourceServerView(this.publicUrl, rs);
+  }
+
+  /** Soft delete: the row is kept, the id answers 404, and its tokens stop introspecting active. */
+  async remove(actor: Actor, id: string): Promise<void> {
+    assertCanWrite(actor);
+    await this.db.$transaction(async (tx) => {
+      await this.findLive(tx, actor, id);
+      await tx.resourceServer.update({ where: { id }, data: { deletedAt: this.clock.now() } });
+      await this.versions.bump(tx, "resource_servers");
+    });
+    await this.changed();
+  }
+
+  /** New secret returned once; the old one is refused from the moment this returns. */
+  async rotateSecret(actor: Actor, id: string): Promise<RotatedSecret> {
+    assertCanWrite(actor);
+    const secret = this.ids.token(SECRET_BYTES);
+    const rotatedAt = this.clock.now();
+    await this.db.$transaction(async (tx) => {
+      const rs = await this.findLive(tx, actor, id);
+      await tx.resourceServer.update({ where: { id }, data: { introspectionSecretHash: hashSecret(this.pepper, secret), updatedAt: rotatedAt } });
+      for (const hook of this.rotationHooks) await hook(tx, actor, rs, rotatedAt);
+      await this.versions.bump(tx, "resource_servers");
+    });
+    await this.changed();
+    return { id, introspection_secret: secret, rotated_at: rotatedAt.toISOString() };
+  }
+}
