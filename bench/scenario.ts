@@ -1,0 +1,28 @@
+// The contract between bench/run.ts and each scenario in bench/scenarios/*.ts. The runner starts one
+// Toolgate server on the embedded database (its own process, so load and server do not share an
+// event loop), seeds it, then runs every scenario with autocannon (50 connections, 10 s each) in
+// the same run and prints req/s, p50, p99 and the ratio to the baseline route.
+
+export interface BenchContext {
+  /** e.g. http://127.0.0.1:PORT */
+  url: string;
+  /** Admin JWT of the seeded workspace's owner. */
+  adminToken: string;
+  /** Admin JSON call helper (throws on a non-2xx answer). */
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+export interface AutocannonRequest {
+  method: "GET" | "POST" | "PUT";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface Scenario {
+  name: string;
+  /** Creates what the scenario needs through the public API and returns the request to repeat. */
+  setup(ctx: BenchContext): Promise<AutocannonRequest>;
+  /** Target as a fraction of the baseline's req/s, printed next to the measured ratio. */
+  target?: number;
+}
