@@ -1,0 +1,98 @@
+// The server and the CLI as a new user runs them: real processes, real database, real HTTP.
+import { afterAll, describe, expect, it } from "vitest";
+import { statSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { createTestDatabase, type TestDatabase } from "./helpers/database";
+import { runCli, startServerProcess, type RunningServer } from "./helpers/process";
+
+const dbs: TestDatabase[] = [];
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.stop();
+  for (const d of dbs) await d.drop();
+});
+
+async function freshEnv(): Promise<Record<string, string>> {
+  const db = await createTestDatabase();
+  dbs.push(db);
+  const env: Record<string, string> = { TOOLGATE_DATA_DIR: db.dataDir, DATABASE_URL: db.url };
+  if (db.kind === "postgresql") env.TOOLGATE_MASTER_KEY = randomBytes(32).toString("hex");
+  return env;
+}
+
+describe("npm start", () => {
+  it("bootstraps from TOOLGATE_ADMIN_*, logs in, keeps keys across restarts, and logs no secrets", async () => {
+    const env = await freshEnv();
+    const password = "s3cret-Passw0rd-for-test";
+    env.TOOLGATE_PUBLIC_URL = "https://toolgate.example.test"; // the issuer stays the same across restarts
+    const first = await startServerProcess({ ...env, TOOLGATE_ADMIN_EMAIL: "boss@example.test", TOOLGATE_ADMIN_PASSWORD: password, TOOLGATE_WORKSPACE_NAME: "Ops" });
+    servers.push(first);
+    expect(first.output()).toMatch(/Created workspace [0-9a-f-]{36} with owner boss@example.test/);
+    expect(first.output()).toContain("/svc/uflow/auth/login");
+    if (!env.TOOLGATE_MASTER_KEY) {
+      const keyFile = join(env.TOOLGATE_DATA_DIR!, "master.key");
+      expect(existsSync(keyFile)).toBe(true);
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    }
+    const login = await fetch(`${first.url}/svc/uflow/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer should-not-be-logged" },
+      body: JSON.stringify({ email: "boss@example.test", password }),
+    });
+    expect(login.status).toBe(200);
+    const { access_token } = (await login.json()) as { access_token: string };
+    await fetch(`${first.url}/healthz?token=query-secret-value`);
+    await first.stop();
+    for (const secret of [password, access_token, "should-not-be-logged", "query-secret-value"]) {
+      expect(first.output()).not.toContain(secret);
+    }
+    // Request logs are JSON lines with a request id.
+    const requestLines = first.output().split("\n").filter((l) => l.includes('"msg":"request"'));
+    expect(requestLines.length).toBeGreaterThan(0);
+    for (const l of requestLines) expect(JSON.parse(l).requestId).toMatch(/^[0-9a-f-]{36}$/);
+
+    // Restart on the same database: no second bootstrap, the same master key decrypts the same
+    // signing key, so the token from the first run is still valid.
+    const second = await startServerProcess({ ...env, TOOLGATE_ADMIN_EMAIL: "boss@example.test", TOOLGATE_ADMIN_PASSWORD: password });
+    servers.push(second);
+    expect(second.output()).not.toContain("Created workspace");
+    const me = await fetch(`${second.url}/svc/resource-servers`, { headers: { authorization: `Bearer ${access_token}` } });
+    expect(me.status).toBe(200);
+    await second.stop();
+  });
+
+  it("stops with a message naming every bad variable", async () => {
+    const env = await freshEnv();
+    await expect(startServerProcess({ ...env, PORT: "x", TOOLGATE_LOG_LEVEL: "chatty" })).rejects.toThrow(/PORT[\s\S]*TOOLGATE_LOG_LEVEL|TOOLGATE_LOG_LEVEL[\s\S]*PORT/);
+  });
+});
+
+describe("toolgate CLI", () => {
+  it("migrates, bootstraps a workspace and rotates keys", async () => {
+    const env = await freshEnv();
+    const migrated = runCli(["migrate"], env);
+    expect(migrated.status).toBe(0);
+    expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
+    expect(JSON.parse(runCli(["migrate"], env).stdout)).toEqual({ applied: [] });
+
+    const boot = runCli(["bootstrap", "--email", "cli@example.test", "--password", "cli-password-1", "--workspace", "CLI"], env);
+    expect(boot.status).toBe(0);
+    const out = JSON.parse(boot.stdout);
+    expect(Object.keys(out).sort()).toEqual(["user_id", "workspace_id"]);
+
+    const wrong = runCli(["bootstrap", "--email", "cli@example.test", "--password", "another-password"], env);
+    expect(wrong.status).not.toBe(0); // an existing user's password is verified, never overwritten
+
+    const before = JSON.parse(runCli(["keys", "list"], env).stdout) as { kid: string; signing: boolean }[];
+    expect(before.filter((k) => k.signing)).toHaveLength(1);
+    const rotated = JSON.parse(runCli(["keys", "rotate", "--activate-in", "600"], env).stdout);
+    const after = JSON.parse(runCli(["keys", "list"], env).stdout) as { kid: string; signing: boolean; published: boolean }[];
+    const added = after.find((k) => k.kid === rotated.kid)!;
+    expect(added).toMatchObject({ signing: false, published: true }); // published before it signs
+    expect(after.find((k) => k.signing)?.kid).toBe(before.find((k) => k.signing)?.kid);
+
+    expect(runCli(["bootstrap"], env).status).toBe(2);
+    expect(runCli(["frobnicate"], env).status).toBe(2);
+  });
+});
