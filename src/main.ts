@@ -4,6 +4,33 @@ import { ConfigError, loadConfig } from "./config";
 import { createLogger } from "./shared/logger";
 import { boot } from "./boot";
 import { createApp } from "./app";
+import { ensureFirstAdmin, type FirstAdmin } from "./first-admin";
+import type { Config } from "./config";
+
+function loginHelp(config: Config, first: FirstAdmin): string[] {
+  const login = (body: string) => [
+    `  curl -s -X POST ${config.publicUrl}/svc/uflow/auth/login -H 'content-type: application/json' \\`,
+    `    -d ${body}`,
+  ];
+  switch (first.kind) {
+    case "generated":
+      return [
+        `Created workspace ${first.workspace_id} with owner ${first.email}.`,
+        `Its password is in ${first.credentialsFile} (readable by you only). Log in with:`,
+        ...login(`@${first.credentialsFile}`),
+      ];
+    case "from_env":
+      return [`Created workspace ${first.workspace_id} with owner ${first.email}.`, "Log in with:", ...login(`'{"email":"${first.email}","password":"<TOOLGATE_ADMIN_PASSWORD>"}'`)];
+    case "none_needed":
+      return ["Log in as an admin with:", ...login(`'{"email":"<your email>","password":"<your password>"}'`)];
+    case "missing":
+      return [
+        "No workspace exists yet. Create the first one with either:",
+        "  TOOLGATE_ADMIN_EMAIL=you@example.com TOOLGATE_ADMIN_PASSWORD='a long password' npm start",
+        "  npm run toolgate -- bootstrap --email you@example.com --password 'a long password'",
+      ];
+  }
+}
 
 async function main(): Promise<void> {
   let config;
@@ -22,31 +49,13 @@ async function main(): Promise<void> {
   if (appliedMigrations.length) logger.info({ migrations: appliedMigrations }, "applied database migrations");
 
   const toolgate = await createApp({ config, db, masterKey, logger });
-  const bootstrapped = await toolgate.services.tenancy.bootstrapIfEmpty(config.bootstrapAdmin);
+  const firstAdmin = await ensureFirstAdmin(config, toolgate.services.tenancy);
   toolgate.start();
 
   const server = createServer(toolgate.app);
   server.keepAliveTimeout = 65_000;
   server.listen(config.port, config.host, () => {
-    const lines = [`Toolgate is listening on ${config.publicUrl} (database: ${config.database.kind})`];
-    if (bootstrapped) {
-      lines.push(`Created workspace ${bootstrapped.workspace_id} with owner ${config.bootstrapAdmin!.email}.`);
-    }
-    lines.push(
-      "Log in as an admin:",
-      `  curl -s -X POST ${config.publicUrl}/svc/uflow/auth/login -H 'content-type: application/json' \\`,
-      `    -d '{"email":"<admin email>","password":"<admin password>"}'`,
-    );
-    void toolgate.services.tenancy.countWorkspaces().then((n) => {
-      if (n === 0) {
-        lines.push(
-          "No workspace exists yet. Create the first one with either:",
-          "  TOOLGATE_ADMIN_EMAIL=you@example.com TOOLGATE_ADMIN_PASSWORD='a long password' npm start",
-          "  npx toolgate bootstrap --email you@example.com --password 'a long password'",
-        );
-      }
-      console.log(lines.join("\n"));
-    });
+    console.log([`Toolgate is listening on ${config.publicUrl} (database: ${config.database.kind})`, ...loginHelp(config, firstAdmin)].join("\n"));
   });
 
   const shutdown = (signal: string) => {

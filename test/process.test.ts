@@ -1,6 +1,6 @@
 // The server and the CLI as a new user runs them: real processes, real database, real HTTP.
 import { afterAll, describe, expect, it } from "vitest";
-import { statSync, existsSync } from "node:fs";
+import { statSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "./helpers/database";
@@ -60,6 +60,26 @@ describe("npm start", () => {
     const me = await fetch(`${second.url}/svc/resource-servers`, { headers: { authorization: `Bearer ${access_token}` } });
     expect(me.status).toBe(200);
     await second.stop();
+  });
+
+  it("on a fresh embedded database without TOOLGATE_ADMIN_*, writes first-admin credentials to a 0600 file", async () => {
+    const env = await freshEnv();
+    if (env.DATABASE_URL!.startsWith("postgres")) {
+      const s = await startServerProcess(env);
+      servers.push(s);
+      expect(s.output()).toContain("No workspace exists yet");
+      return s.stop();
+    }
+    const s = await startServerProcess(env);
+    servers.push(s);
+    const file = join(env.TOOLGATE_DATA_DIR!, "initial-admin.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const creds = JSON.parse(readFileSync(file, "utf8"));
+    expect(s.output()).toContain(file);
+    expect(s.output()).not.toContain(creds.password);
+    const login = await fetch(`${s.url}/svc/uflow/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(creds) });
+    expect(login.status).toBe(200);
+    await s.stop();
   });
 
   it("stops with a message naming every bad variable", async () => {

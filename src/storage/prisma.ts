@@ -19,7 +19,7 @@ export interface DatabaseTarget {
 /** Resolves `file:relative/path.db` against the working directory and ensures its folder exists. */
 export function sqliteFilePath(url: string): string {
   const path = resolve(url.replace(/^file:/, "").replace(/\?.*$/, ""));
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   return path;
 }
 
