@@ -1,74 +1,64 @@
--- CreateSchema
-CREATE SCHEMA IF NOT EXISTS "public";
-
 -- CreateTable
 CREATE TABLE "Workspace" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "name" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Workspace_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "User" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "email" TEXT NOT NULL,
     "username" TEXT NOT NULL,
     "passwordHash" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "User_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "Membership" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
     "membershipType" TEXT NOT NULL DEFAULT 'member',
     "status" TEXT NOT NULL DEFAULT 'active',
     "source" TEXT NOT NULL DEFAULT 'api',
     "externalId" TEXT,
-    "suspendedAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Membership_pkey" PRIMARY KEY ("id")
+    "suspendedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Membership_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "Membership_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "EndUserState" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
     "status" TEXT NOT NULL DEFAULT 'active',
     "planTier" TEXT,
     "rateLimitOverride" TEXT,
     "suspendedReason" TEXT,
-    "suspendedAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "EndUserState_pkey" PRIMARY KEY ("id")
+    "suspendedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "EndUserState_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "SigningKey" (
-    "kid" TEXT NOT NULL,
+    "kid" TEXT NOT NULL PRIMARY KEY,
     "alg" TEXT NOT NULL,
     "publicJwk" TEXT NOT NULL,
     "privateJwkEnc" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "activatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "SigningKey_pkey" PRIMARY KEY ("kid")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "activatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "ResourceServer" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "name" TEXT NOT NULL,
     "publicBaseUrl" TEXT NOT NULL,
@@ -83,19 +73,18 @@ CREATE TABLE "ResourceServer" (
     "lastSuccessfulGeneration" INTEGER NOT NULL DEFAULT 0,
     "lastScanStatus" TEXT,
     "lastScanError" TEXT,
-    "scanStartedAt" TIMESTAMP(3),
-    "setupCompletedAt" TIMESTAMP(3),
+    "scanStartedAt" DATETIME,
+    "setupCompletedAt" DATETIME,
     "setupCompletedBy" TEXT,
-    "deletedAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "ResourceServer_pkey" PRIMARY KEY ("id")
+    "deletedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "ResourceServer_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Tool" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "resourceServerId" TEXT NOT NULL,
     "name" TEXT NOT NULL,
@@ -107,23 +96,21 @@ CREATE TABLE "Tool" (
     "isPublic" BOOLEAN NOT NULL DEFAULT false,
     "lastSeenGeneration" INTEGER NOT NULL DEFAULT 0,
     "stale" BOOLEAN NOT NULL DEFAULT false,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Tool_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    CONSTRAINT "Tool_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Scope" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "resourceServerId" TEXT NOT NULL,
     "key" TEXT NOT NULL,
     "name" TEXT NOT NULL,
     "description" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Scope_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    CONSTRAINT "Scope_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
@@ -132,53 +119,53 @@ CREATE TABLE "ToolScope" (
     "scopeId" TEXT NOT NULL,
     "tenantId" TEXT NOT NULL,
 
-    CONSTRAINT "ToolScope_pkey" PRIMARY KEY ("toolId","scopeId")
+    PRIMARY KEY ("toolId", "scopeId"),
+    CONSTRAINT "ToolScope_toolId_fkey" FOREIGN KEY ("toolId") REFERENCES "Tool" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "ToolScope_scopeId_fkey" FOREIGN KEY ("scopeId") REFERENCES "Scope" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "AccessPolicy" (
-    "resourceServerId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "enabled" BOOLEAN NOT NULL,
     "defaultRoleId" TEXT,
     "firstTimeGrant" TEXT NOT NULL DEFAULT 'default_role',
-    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "updatedAt" DATETIME NOT NULL,
     "updatedBy" TEXT,
-
-    CONSTRAINT "AccessPolicy_pkey" PRIMARY KEY ("resourceServerId")
+    CONSTRAINT "AccessPolicy_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "AccessPolicy_defaultRoleId_fkey" FOREIGN KEY ("defaultRoleId") REFERENCES "Role" ("id") ON DELETE SET NULL ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "DriftEvent" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "rsId" TEXT NOT NULL,
     "eventType" TEXT NOT NULL,
     "eventPayload" JSONB NOT NULL,
-    "occurredAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "occurredAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "occurredBy" TEXT,
-    "dismissedAt" TIMESTAMP(3),
+    "dismissedAt" DATETIME,
     "dismissedBy" TEXT,
-
-    CONSTRAINT "DriftEvent_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "DriftEvent_rsId_fkey" FOREIGN KEY ("rsId") REFERENCES "ResourceServer" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "SdkManifest" (
-    "resourceServerId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
-    "pushedAt" TIMESTAMP(3) NOT NULL,
+    "pushedAt" DATETIME NOT NULL,
     "tools" JSONB NOT NULL,
     "valid" BOOLEAN NOT NULL,
     "validationErrors" JSONB NOT NULL,
     "toolCount" INTEGER NOT NULL,
-
-    CONSTRAINT "SdkManifest_pkey" PRIMARY KEY ("resourceServerId")
+    CONSTRAINT "SdkManifest_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Client" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "clientId" TEXT NOT NULL,
     "tenantId" TEXT NOT NULL,
     "resourceServerId" TEXT,
@@ -195,46 +182,41 @@ CREATE TABLE "Client" (
     "allowedScopes" JSONB NOT NULL,
     "tokenLifetime" INTEGER NOT NULL DEFAULT 3600,
     "metadataUrl" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-    "revokedAt" TIMESTAMP(3),
-    "lastUsedAt" TIMESTAMP(3),
-
-    CONSTRAINT "Client_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL,
+    "revokedAt" DATETIME,
+    "lastUsedAt" DATETIME,
+    CONSTRAINT "Client_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "Client_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer" ("id") ON DELETE SET NULL ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Role" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "name" TEXT NOT NULL,
     "description" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "updatedAt" TIMESTAMP(3) NOT NULL,
-
-    CONSTRAINT "Role_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" DATETIME NOT NULL
 );
 
 -- CreateTable
 CREATE TABLE "RoleGrant" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "roleId" TEXT NOT NULL,
     "resourceServerId" TEXT NOT NULL,
     "scopeKey" TEXT NOT NULL,
-
-    CONSTRAINT "RoleGrant_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "RoleGrant_roleId_fkey" FOREIGN KEY ("roleId") REFERENCES "Role" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "Group" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "name" TEXT NOT NULL,
     "description" TEXT,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "Group_pkey" PRIMARY KEY ("id")
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
@@ -242,14 +224,16 @@ CREATE TABLE "GroupMember" (
     "groupId" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
     "tenantId" TEXT NOT NULL,
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "GroupMember_pkey" PRIMARY KEY ("groupId","userId")
+    PRIMARY KEY ("groupId", "userId"),
+    CONSTRAINT "GroupMember_groupId_fkey" FOREIGN KEY ("groupId") REFERENCES "Group" ("id") ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT "GroupMember_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "RoleBinding" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "roleId" TEXT NOT NULL,
     "subjectType" TEXT NOT NULL,
@@ -257,17 +241,16 @@ CREATE TABLE "RoleBinding" (
     "scopeType" TEXT,
     "scopeId" TEXT,
     "conditions" JSONB,
-    "expiresAt" TIMESTAMP(3),
+    "expiresAt" DATETIME,
     "source" TEXT NOT NULL DEFAULT 'api',
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "createdBy" TEXT,
-
-    CONSTRAINT "RoleBinding_pkey" PRIMARY KEY ("id")
+    CONSTRAINT "RoleBinding_roleId_fkey" FOREIGN KEY ("roleId") REFERENCES "Role" ("id") ON DELETE RESTRICT ON UPDATE CASCADE
 );
 
 -- CreateTable
 CREATE TABLE "AuthorizationCode" (
-    "codeHash" TEXT NOT NULL,
+    "codeHash" TEXT NOT NULL PRIMARY KEY,
     "tenantId" TEXT NOT NULL,
     "clientId" TEXT NOT NULL,
     "userId" TEXT NOT NULL,
@@ -275,16 +258,14 @@ CREATE TABLE "AuthorizationCode" (
     "codeChallenge" TEXT NOT NULL,
     "scope" TEXT NOT NULL,
     "resource" TEXT NOT NULL,
-    "expiresAt" TIMESTAMP(3) NOT NULL,
-    "usedAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "AuthorizationCode_pkey" PRIMARY KEY ("codeHash")
+    "expiresAt" DATETIME NOT NULL,
+    "usedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "RefreshToken" (
-    "id" TEXT NOT NULL,
+    "id" TEXT NOT NULL PRIMARY KEY,
     "tokenHash" TEXT NOT NULL,
     "familyId" TEXT NOT NULL,
     "tenantId" TEXT NOT NULL,
@@ -292,29 +273,33 @@ CREATE TABLE "RefreshToken" (
     "userId" TEXT NOT NULL,
     "scope" TEXT NOT NULL,
     "resource" TEXT NOT NULL,
-    "expiresAt" TIMESTAMP(3) NOT NULL,
-    "rotatedAt" TIMESTAMP(3),
-    "revokedAt" TIMESTAMP(3),
-    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "expiresAt" DATETIME NOT NULL,
+    "rotatedAt" DATETIME,
+    "revokedAt" DATETIME,
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
 
-    CONSTRAINT "RefreshToken_pkey" PRIMARY KEY ("id")
+-- CreateTable
+CREATE TABLE "ServerSignIn" (
+    "tenantId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL,
+    "firstAt" DATETIME NOT NULL,
+
+    PRIMARY KEY ("userId", "resourceServerId")
 );
 
 -- CreateTable
 CREATE TABLE "RevokedToken" (
-    "jti" TEXT NOT NULL,
-    "expiresAt" TIMESTAMP(3) NOT NULL,
-    "revokedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
-
-    CONSTRAINT "RevokedToken_pkey" PRIMARY KEY ("jti")
+    "jti" TEXT NOT NULL PRIMARY KEY,
+    "expiresAt" DATETIME NOT NULL,
+    "revokedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
 
 -- CreateTable
 CREATE TABLE "CacheVersion" (
-    "name" TEXT NOT NULL,
-    "version" INTEGER NOT NULL DEFAULT 0,
-
-    CONSTRAINT "CacheVersion_pkey" PRIMARY KEY ("name")
+    "name" TEXT NOT NULL PRIMARY KEY,
+    "version" INTEGER NOT NULL DEFAULT 0
 );
 
 -- CreateIndex
@@ -385,57 +370,3 @@ CREATE INDEX "RefreshToken_familyId_idx" ON "RefreshToken"("familyId");
 
 -- CreateIndex
 CREATE INDEX "RevokedToken_expiresAt_idx" ON "RevokedToken"("expiresAt");
-
--- AddForeignKey
-ALTER TABLE "Membership" ADD CONSTRAINT "Membership_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "Membership" ADD CONSTRAINT "Membership_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "EndUserState" ADD CONSTRAINT "EndUserState_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "ResourceServer" ADD CONSTRAINT "ResourceServer_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "Tool" ADD CONSTRAINT "Tool_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "Scope" ADD CONSTRAINT "Scope_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "ToolScope" ADD CONSTRAINT "ToolScope_toolId_fkey" FOREIGN KEY ("toolId") REFERENCES "Tool"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "ToolScope" ADD CONSTRAINT "ToolScope_scopeId_fkey" FOREIGN KEY ("scopeId") REFERENCES "Scope"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "AccessPolicy" ADD CONSTRAINT "AccessPolicy_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "AccessPolicy" ADD CONSTRAINT "AccessPolicy_defaultRoleId_fkey" FOREIGN KEY ("defaultRoleId") REFERENCES "Role"("id") ON DELETE SET NULL ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "DriftEvent" ADD CONSTRAINT "DriftEvent_rsId_fkey" FOREIGN KEY ("rsId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "SdkManifest" ADD CONSTRAINT "SdkManifest_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "Client" ADD CONSTRAINT "Client_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "Client" ADD CONSTRAINT "Client_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE SET NULL ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "RoleGrant" ADD CONSTRAINT "RoleGrant_roleId_fkey" FOREIGN KEY ("roleId") REFERENCES "Role"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "GroupMember" ADD CONSTRAINT "GroupMember_groupId_fkey" FOREIGN KEY ("groupId") REFERENCES "Group"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "GroupMember" ADD CONSTRAINT "GroupMember_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
--- AddForeignKey
-ALTER TABLE "RoleBinding" ADD CONSTRAINT "RoleBinding_roleId_fkey" FOREIGN KEY ("roleId") REFERENCES "Role"("id") ON DELETE RESTRICT ON UPDATE CASCADE;

@@ -1,0 +1,451 @@
+-- CreateSchema
+CREATE SCHEMA IF NOT EXISTS "public";
+
+-- CreateTable
+CREATE TABLE "Workspace" (
+    "id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Workspace_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "User" (
+    "id" TEXT NOT NULL,
+    "email" TEXT NOT NULL,
+    "username" TEXT NOT NULL,
+    "passwordHash" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "User_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Membership" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "membershipType" TEXT NOT NULL DEFAULT 'member',
+    "status" TEXT NOT NULL DEFAULT 'active',
+    "source" TEXT NOT NULL DEFAULT 'api',
+    "externalId" TEXT,
+    "suspendedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Membership_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "EndUserState" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'active',
+    "planTier" TEXT,
+    "rateLimitOverride" TEXT,
+    "suspendedReason" TEXT,
+    "suspendedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "EndUserState_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "SigningKey" (
+    "kid" TEXT NOT NULL,
+    "alg" TEXT NOT NULL,
+    "publicJwk" TEXT NOT NULL,
+    "privateJwkEnc" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "activatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "SigningKey_pkey" PRIMARY KEY ("kid")
+);
+
+-- CreateTable
+CREATE TABLE "ResourceServer" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "publicBaseUrl" TEXT NOT NULL,
+    "protectedBasePath" TEXT NOT NULL,
+    "resourceUrl" TEXT NOT NULL,
+    "scopesSupported" JSONB NOT NULL,
+    "registrationModes" JSONB NOT NULL,
+    "validationMode" TEXT NOT NULL DEFAULT 'auto',
+    "introspectionSecretHash" TEXT NOT NULL,
+    "state" TEXT NOT NULL DEFAULT 'pending_scan',
+    "scanGeneration" INTEGER NOT NULL DEFAULT 0,
+    "lastSuccessfulGeneration" INTEGER NOT NULL DEFAULT 0,
+    "lastScanStatus" TEXT,
+    "lastScanError" TEXT,
+    "scanStartedAt" TIMESTAMP(3),
+    "setupCompletedAt" TIMESTAMP(3),
+    "setupCompletedBy" TEXT,
+    "deletedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ResourceServer_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Tool" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "title" TEXT,
+    "description" TEXT,
+    "inputSchema" JSONB,
+    "annotations" JSONB,
+    "source" TEXT NOT NULL,
+    "isPublic" BOOLEAN NOT NULL DEFAULT false,
+    "lastSeenGeneration" INTEGER NOT NULL DEFAULT 0,
+    "stale" BOOLEAN NOT NULL DEFAULT false,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Tool_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Scope" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL,
+    "key" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Scope_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ToolScope" (
+    "toolId" TEXT NOT NULL,
+    "scopeId" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+
+    CONSTRAINT "ToolScope_pkey" PRIMARY KEY ("toolId","scopeId")
+);
+
+-- CreateTable
+CREATE TABLE "AccessPolicy" (
+    "resourceServerId" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "enabled" BOOLEAN NOT NULL,
+    "defaultRoleId" TEXT,
+    "firstTimeGrant" TEXT NOT NULL DEFAULT 'default_role',
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "updatedBy" TEXT,
+
+    CONSTRAINT "AccessPolicy_pkey" PRIMARY KEY ("resourceServerId")
+);
+
+-- CreateTable
+CREATE TABLE "DriftEvent" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "rsId" TEXT NOT NULL,
+    "eventType" TEXT NOT NULL,
+    "eventPayload" JSONB NOT NULL,
+    "occurredAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "occurredBy" TEXT,
+    "dismissedAt" TIMESTAMP(3),
+    "dismissedBy" TEXT,
+
+    CONSTRAINT "DriftEvent_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "SdkManifest" (
+    "resourceServerId" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "pushedAt" TIMESTAMP(3) NOT NULL,
+    "tools" JSONB NOT NULL,
+    "valid" BOOLEAN NOT NULL,
+    "validationErrors" JSONB NOT NULL,
+    "toolCount" INTEGER NOT NULL,
+
+    CONSTRAINT "SdkManifest_pkey" PRIMARY KEY ("resourceServerId")
+);
+
+-- CreateTable
+CREATE TABLE "Client" (
+    "id" TEXT NOT NULL,
+    "clientId" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "resourceServerId" TEXT,
+    "clientName" TEXT NOT NULL,
+    "description" TEXT,
+    "kind" TEXT NOT NULL,
+    "registrationMode" TEXT NOT NULL,
+    "status" TEXT NOT NULL DEFAULT 'approved',
+    "secretHash" TEXT,
+    "tokenEndpointAuthMethod" TEXT NOT NULL DEFAULT 'client_secret_basic',
+    "redirectUris" JSONB NOT NULL,
+    "stagedRedirectUris" JSONB,
+    "grantTypes" JSONB NOT NULL,
+    "allowedScopes" JSONB NOT NULL,
+    "tokenLifetime" INTEGER NOT NULL DEFAULT 3600,
+    "metadataUrl" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+    "revokedAt" TIMESTAMP(3),
+    "lastUsedAt" TIMESTAMP(3),
+
+    CONSTRAINT "Client_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Role" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "updatedAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "Role_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "RoleGrant" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "roleId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL,
+    "scopeKey" TEXT NOT NULL,
+
+    CONSTRAINT "RoleGrant_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "Group" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "description" TEXT,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "Group_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "GroupMember" (
+    "groupId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "GroupMember_pkey" PRIMARY KEY ("groupId","userId")
+);
+
+-- CreateTable
+CREATE TABLE "RoleBinding" (
+    "id" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "roleId" TEXT NOT NULL,
+    "subjectType" TEXT NOT NULL,
+    "subjectId" TEXT NOT NULL,
+    "scopeType" TEXT,
+    "scopeId" TEXT,
+    "conditions" JSONB,
+    "expiresAt" TIMESTAMP(3),
+    "source" TEXT NOT NULL DEFAULT 'api',
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "createdBy" TEXT,
+
+    CONSTRAINT "RoleBinding_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "AuthorizationCode" (
+    "codeHash" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "clientId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "redirectUri" TEXT NOT NULL,
+    "codeChallenge" TEXT NOT NULL,
+    "scope" TEXT NOT NULL,
+    "resource" TEXT NOT NULL,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "usedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "AuthorizationCode_pkey" PRIMARY KEY ("codeHash")
+);
+
+-- CreateTable
+CREATE TABLE "RefreshToken" (
+    "id" TEXT NOT NULL,
+    "tokenHash" TEXT NOT NULL,
+    "familyId" TEXT NOT NULL,
+    "tenantId" TEXT NOT NULL,
+    "clientId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "scope" TEXT NOT NULL,
+    "resource" TEXT NOT NULL,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "rotatedAt" TIMESTAMP(3),
+    "revokedAt" TIMESTAMP(3),
+    "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "RefreshToken_pkey" PRIMARY KEY ("id")
+);
+
+-- CreateTable
+CREATE TABLE "ServerSignIn" (
+    "tenantId" TEXT NOT NULL,
+    "userId" TEXT NOT NULL,
+    "resourceServerId" TEXT NOT NULL,
+    "firstAt" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "ServerSignIn_pkey" PRIMARY KEY ("userId","resourceServerId")
+);
+
+-- CreateTable
+CREATE TABLE "RevokedToken" (
+    "jti" TEXT NOT NULL,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "revokedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "RevokedToken_pkey" PRIMARY KEY ("jti")
+);
+
+-- CreateTable
+CREATE TABLE "CacheVersion" (
+    "name" TEXT NOT NULL,
+    "version" INTEGER NOT NULL DEFAULT 0,
+
+    CONSTRAINT "CacheVersion_pkey" PRIMARY KEY ("name")
+);
+
+-- CreateIndex
+CREATE UNIQUE INDEX "User_email_key" ON "User"("email");
+
+-- CreateIndex
+CREATE INDEX "Membership_userId_idx" ON "Membership"("userId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Membership_tenantId_userId_key" ON "Membership"("tenantId", "userId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "EndUserState_tenantId_userId_key" ON "EndUserState"("tenantId", "userId");
+
+-- CreateIndex
+CREATE INDEX "ResourceServer_tenantId_idx" ON "ResourceServer"("tenantId");
+
+-- CreateIndex
+CREATE INDEX "Tool_tenantId_idx" ON "Tool"("tenantId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Tool_resourceServerId_name_key" ON "Tool"("resourceServerId", "name");
+
+-- CreateIndex
+CREATE INDEX "Scope_tenantId_idx" ON "Scope"("tenantId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Scope_resourceServerId_key_key" ON "Scope"("resourceServerId", "key");
+
+-- CreateIndex
+CREATE INDEX "ToolScope_scopeId_idx" ON "ToolScope"("scopeId");
+
+-- CreateIndex
+CREATE INDEX "DriftEvent_rsId_dismissedAt_idx" ON "DriftEvent"("rsId", "dismissedAt");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Client_clientId_key" ON "Client"("clientId");
+
+-- CreateIndex
+CREATE INDEX "Client_tenantId_idx" ON "Client"("tenantId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Role_tenantId_name_key" ON "Role"("tenantId", "name");
+
+-- CreateIndex
+CREATE INDEX "RoleGrant_resourceServerId_idx" ON "RoleGrant"("resourceServerId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "RoleGrant_roleId_resourceServerId_scopeKey_key" ON "RoleGrant"("roleId", "resourceServerId", "scopeKey");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "Group_tenantId_name_key" ON "Group"("tenantId", "name");
+
+-- CreateIndex
+CREATE INDEX "GroupMember_userId_idx" ON "GroupMember"("userId");
+
+-- CreateIndex
+CREATE INDEX "RoleBinding_tenantId_subjectType_subjectId_idx" ON "RoleBinding"("tenantId", "subjectType", "subjectId");
+
+-- CreateIndex
+CREATE INDEX "RoleBinding_roleId_idx" ON "RoleBinding"("roleId");
+
+-- CreateIndex
+CREATE UNIQUE INDEX "RefreshToken_tokenHash_key" ON "RefreshToken"("tokenHash");
+
+-- CreateIndex
+CREATE INDEX "RefreshToken_familyId_idx" ON "RefreshToken"("familyId");
+
+-- CreateIndex
+CREATE INDEX "RevokedToken_expiresAt_idx" ON "RevokedToken"("expiresAt");
+
+-- AddForeignKey
+ALTER TABLE "Membership" ADD CONSTRAINT "Membership_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Membership" ADD CONSTRAINT "Membership_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "EndUserState" ADD CONSTRAINT "EndUserState_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ResourceServer" ADD CONSTRAINT "ResourceServer_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Tool" ADD CONSTRAINT "Tool_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Scope" ADD CONSTRAINT "Scope_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ToolScope" ADD CONSTRAINT "ToolScope_toolId_fkey" FOREIGN KEY ("toolId") REFERENCES "Tool"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "ToolScope" ADD CONSTRAINT "ToolScope_scopeId_fkey" FOREIGN KEY ("scopeId") REFERENCES "Scope"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "AccessPolicy" ADD CONSTRAINT "AccessPolicy_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "AccessPolicy" ADD CONSTRAINT "AccessPolicy_defaultRoleId_fkey" FOREIGN KEY ("defaultRoleId") REFERENCES "Role"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "DriftEvent" ADD CONSTRAINT "DriftEvent_rsId_fkey" FOREIGN KEY ("rsId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "SdkManifest" ADD CONSTRAINT "SdkManifest_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Client" ADD CONSTRAINT "Client_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "Client" ADD CONSTRAINT "Client_resourceServerId_fkey" FOREIGN KEY ("resourceServerId") REFERENCES "ResourceServer"("id") ON DELETE SET NULL ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "RoleGrant" ADD CONSTRAINT "RoleGrant_roleId_fkey" FOREIGN KEY ("roleId") REFERENCES "Role"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "GroupMember" ADD CONSTRAINT "GroupMember_groupId_fkey" FOREIGN KEY ("groupId") REFERENCES "Group"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "GroupMember" ADD CONSTRAINT "GroupMember_userId_fkey" FOREIGN KEY ("userId") REFERENCES "User"("id") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "RoleBinding" ADD CONSTRAINT "RoleBinding_roleId_fkey" FOREIGN KEY ("roleId") REFERENCES "Role"("id") ON DELETE RESTRICT ON UPDATE CASCADE;
