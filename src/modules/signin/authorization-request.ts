@@ -1,0 +1,117 @@
+// The authorization request (RFC 6749 §4.1.1 + OAuth 2.1 + RFC 7636 + RFC 8707), validated in the
+// order RFC 6749 §4.1.2.1 requires: while the client or the redirect URI is in doubt, nothing may
+// be sent to the redirect URI (an error page instead); after that, errors go back to the client
+// as a redirect carrying `error`, `state` and `iss` (RFC 9207).
+import { z } from "zod";
+import { CODE_CHALLENGE_RE } from "./pkce";
+import { redirectUriMatches } from "./redirect-uri";
+
+export const authorizeQuerySchema = z.object({
+  response_type: z.string().optional(),
+  client_id: z.string().max(2048).optional(),
+  redirect_uri: z.string().max(2048).optional(),
+  scope: z.string().max(4096).optional(),
+  state: z.string().max(2048).optional(),
+  code_challenge: z.string().max(256).optional(),
+  code_challenge_method: z.string().max(16).optional(),
+  resource: z.string().max(2048).optional(),
+});
+export type AuthorizeQuery = z.infer<typeof authorizeQuerySchema>;
+
+/** What the sign-in needs to know about the client (read from the clients module). */
+export interface SignInClient {
+  clientId: string;
+  clientName: string;
+  tenantId: string;
+  resourceServerId: string | null;
+  status: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  allowedScopes: string[];
+}
+
+/** What the sign-in needs to know about a resource server (from the in-memory registry). */
+export interface SignInServer {
+  id: string;
+  tenantId: string;
+  resourceUrl: string;
+}
+
+/** A validated request: everything the code will be bound to. */
+export interface ValidatedAuthorization {
+  clientId: string;
+  tenantId: string;
+  resourceServerId: string;
+  resource: string;
+  redirectUri: string;
+  scopes: string[];
+  state?: string;
+  codeChallenge: string;
+}
+
+export type AuthorizeOutcome =
+  | { kind: "ok"; request: ValidatedAuthorization; client: SignInClient }
+  /** Must not redirect: show an error page (RFC 6749 §4.1.2.1). */
+  | { kind: "page_error"; message: string }
+  /** Redirect back to the client with an OAuth error. */
+  | { kind: "redirect_error"; redirectUri: string; error: string; description: string; state?: string };
+
+export interface AuthorizePorts {
+  findClient(clientId: string): Promise<SignInClient | null>;
+  /** The client's workspace's live server for `resource` (X and X/ alike), or by id. */
+  serverByResource(tenantId: string, resource: string): SignInServer | undefined;
+  serverById(id: string): SignInServer | undefined;
+}
+
+const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: AuthorizePorts): Promise<AuthorizeOutcome> {
+  if (!q.client_id) return { kind: "page_error", message: "The request has no client_id." };
+  const client = await ports.findClient(q.client_id);
+  if (!client || client.status !== "approved") return { kind: "page_error", message: "Unknown or inactive client." };
+  // OAuth 2.1 §4.1.1: redirect_uri may only be omitted when exactly one is registered.
+  const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+  if (!redirectUri || !redirectUriMatches(redirectUri, client.redirectUris)) {
+    return { kind: "page_error", message: "The redirect_uri is missing or is not registered for this client." };
+  }
+
+  const fail = (error: string, description: string): AuthorizeOutcome => ({ kind: "redirect_error", redirectUri, error, description, state: q.state });
+  if (q.response_type !== "code") return fail("unsupported_response_type", "only response_type=code is supported");
+  if (!client.grantTypes.includes("authorization_code")) return fail("unauthorized_client", "the client may not use the authorization code grant");
+  // PKCE is mandatory and S256 only (OAuth 2.1 §4.1.1; MCP clients always use S256).
+  if (!q.code_challenge || !CODE_CHALLENGE_RE.test(q.code_challenge)) return fail("invalid_request", "code_challenge (S256) is required");
+  if (q.code_challenge_method !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
+
+  // RFC 8707: the resource names the server the token is for; default the client's own server.
+  let server: SignInServer | undefined;
+  if (q.resource !== undefined) {
+    server = ports.serverByResource(client.tenantId, q.resource);
+    if (!server || (client.resourceServerId !== null && server.id !== client.resourceServerId)) {
+      return fail("invalid_target", "the requested resource is not available to this client");
+    }
+  } else {
+    server = client.resourceServerId ? ports.serverById(client.resourceServerId) : undefined;
+    if (!server) return fail("invalid_target", "the requested resource is not available to this client");
+  }
+
+  const requested = q.scope?.split(" ").filter(Boolean) ?? [];
+  if (requested.some((s) => !SCOPE_TOKEN_RE.test(s))) return fail("invalid_scope", "the requested scope is invalid");
+  const allowed = new Set(client.allowedScopes);
+  if (requested.some((s) => !allowed.has(s))) return fail("invalid_scope", "the requested scope is not allowed for this client");
+  const scopes = requested.length > 0 ? [...new Set(requested)] : [...client.allowedScopes];
+
+  return {
+    kind: "ok",
+    client,
+    request: {
+      clientId: client.clientId,
+      tenantId: client.tenantId,
+      resourceServerId: server.id,
+      resource: server.resourceUrl,
+      redirectUri,
+      scopes,
+      state: q.state,
+      codeChallenge: q.code_challenge,
+    },
+  };
+}

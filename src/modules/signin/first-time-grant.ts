@@ -1,0 +1,54 @@
+// The first-time-user grant of a server's access policy (spec "Access policy"): when the policy is
+// enabled with a default role and grants it to first-time users, a user's FIRST sign-in to the
+// server creates a binding of that role scoped to the server. It happens once per user and server
+// (recorded in ServerSignIn, in the same transaction); later policy changes leave existing
+// bindings untouched, and users who sign in after a change get the role in force then.
+import type { Db } from "../../storage";
+import type { CacheVersions } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import type { IdGenerator } from "../../shared/ids";
+import { isUniqueViolation } from "../../storage";
+
+export class FirstTimeGrant {
+  constructor(
+    private readonly db: Db,
+    private readonly versions: CacheVersions,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Records the sign-in; on the first one applies the policy. Returns the created binding id, if any. */
+  async onSignIn(tenantId: string, resourceServerId: string, userId: string): Promise<string | null> {
+    const now = this.clock.now();
+    let bindingId: string | null = null;
+    try {
+      await this.db.$transaction(async (tx) => {
+        const seen = await tx.serverSignIn.findUnique({ where: { userId_resourceServerId: { userId, resourceServerId } } });
+        if (seen) return;
+        await tx.serverSignIn.create({ data: { tenantId, userId, resourceServerId, firstAt: now } });
+        const policy = await tx.accessPolicy.findFirst({ where: { resourceServerId, tenantId } });
+        if (!policy?.enabled || !policy.defaultRoleId || policy.firstTimeGrant !== "default_role") return;
+        const binding = await tx.roleBinding.create({
+          data: {
+            id: this.ids.uuid(),
+            tenantId,
+            roleId: policy.defaultRoleId,
+            subjectType: "user",
+            subjectId: userId,
+            scopeType: "resource_server",
+            scopeId: resourceServerId,
+            source: "first_time_grant",
+            createdAt: now,
+          },
+        });
+        bindingId = binding.id;
+        await this.versions.bump(tx, "access");
+      });
+    } catch (e) {
+      // A concurrent first sign-in of the same user won the race: nothing more to do.
+      if (!isUniqueViolation(e)) throw e;
+    }
+    if (bindingId) await this.versions.notifyLocal("access");
+    return bindingId;
+  }
+}

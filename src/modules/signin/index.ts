@@ -1,0 +1,8 @@
+export { SignInService, type SignInPorts, type SignInStep } from "./signin-service";
+export { authorizeQuerySchema, type AuthorizeQuery, type SignInClient, type SignInServer } from "./authorization-request";
+export { AuthorizationCodes, CODE_LIFETIME_S, type CodeGrant, type RedeemResult } from "./authorization-codes";
+export { RefreshTokens, REFRESH_LIFETIME_S, type RefreshGrant } from "./refresh-tokens";
+export { FirstTimeGrant } from "./first-time-grant";
+export { TicketSealer } from "./tickets";
+export { verifyPkce, s256 } from "./pkce";
+export { redirectUriMatches } from "./redirect-uri";

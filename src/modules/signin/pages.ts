@@ -1,0 +1,79 @@
+// Server-rendered sign-in and consent pages: plain, accessible HTML (labels, one h1, a main
+// landmark, no script). Every interpolated value is escaped.
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Toolgate</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}
+label{display:block;margin-top:1rem;font-weight:600}
+input[type=email],input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+button{margin-top:1.25rem;margin-right:.5rem;padding:.5rem 1rem;font-size:1rem}
+.error{color:#a00;border:1px solid #a00;padding:.5rem}
+code{background:#f2f2f2;padding:0 .25rem}
+</style>
+</head>
+<body><main>
+${body}
+</main></body>
+</html>`;
+}
+
+export interface ClientDisplay {
+  clientName: string;
+  clientId: string;
+  redirectHost: string;
+  resource: string;
+  scopes: string[];
+}
+
+export function loginPage(opts: { ticket: string; client: ClientDisplay; error?: string; email?: string }): string {
+  const { client } = opts;
+  return page(
+    "Sign in",
+    `<h1>Sign in</h1>
+<p><strong>${escapeHtml(client.clientName)}</strong> wants to access <code>${escapeHtml(client.resource)}</code> on your behalf.</p>
+${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ""}
+<form method="post" action="authorize/login">
+<input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(opts.email ?? "")}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export function consentPage(opts: { ticket: string; client: ClientDisplay; userEmail: string }): string {
+  const { client } = opts;
+  const scopes = client.scopes.length
+    ? `<ul>${client.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join("")}</ul>`
+    : "<p>No specific permissions (scopes) were requested.</p>";
+  return page(
+    "Allow access",
+    `<h1>Allow access?</h1>
+<p>Signed in as <strong>${escapeHtml(opts.userEmail)}</strong>.</p>
+<p><strong>${escapeHtml(client.clientName)}</strong> (client <code>${escapeHtml(client.clientId)}</code>) asks to use
+<code>${escapeHtml(client.resource)}</code> with these permissions:</p>
+${scopes}
+<p>After you decide, you will be sent to <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
+<form method="post" action="authorize/consent">
+<input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
+
+export function errorPage(message: string): string {
+  return page("Sign-in error", `<h1>This sign-in request cannot continue</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>`);
+}

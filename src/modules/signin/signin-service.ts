@@ -1,0 +1,114 @@
+// End-user sign-in for the authorization code grant: the authorize request is validated, the user
+// signs in on a server-rendered page, approves on a consent page, and is sent back to the client
+// with a single-use code. The state between pages travels in MAC'd, short-lived tickets (no
+// server-side session, no cookie to steal).
+import { AuthorizationCodes } from "./authorization-codes";
+import {
+  validateAuthorizationRequest,
+  type AuthorizePorts,
+  type AuthorizeQuery,
+  type SignInClient,
+  type ValidatedAuthorization,
+} from "./authorization-request";
+import type { FirstTimeGrant } from "./first-time-grant";
+import { consentPage, errorPage, loginPage, type ClientDisplay } from "./pages";
+import { withParams } from "./redirect-uri";
+import type { TicketSealer } from "./tickets";
+
+const LOGIN_TICKET_TTL_S = 600;
+const CONSENT_TICKET_TTL_S = 300;
+
+export interface SignInPorts extends AuthorizePorts {
+  /** Password check; null when the email/password pair is wrong (no hint which). */
+  verifyUser(email: string, password: string): Promise<{ id: string; email: string } | null>;
+  /** Whether the user may hold anything in the workspace now (active member, not suspended). */
+  isActive(tenantId: string, userId: string): boolean;
+  /** The scopes the user holds now on the server (the one scope resolver). */
+  scopesFor(tenantId: string, resourceServerId: string, userId: string): ReadonlySet<string>;
+}
+
+/** What the HTTP adapter does next. */
+export type SignInStep = { kind: "page"; status: number; html: string } | { kind: "redirect"; location: string };
+
+interface LoginTicket {
+  r: ValidatedAuthorization;
+  n: string; // client name, for the pages
+}
+interface ConsentTicket extends LoginTicket {
+  u: string; // user id
+  e: string; // user email
+}
+
+export class SignInService {
+  constructor(
+    private readonly ports: SignInPorts,
+    private readonly tickets: TicketSealer,
+    private readonly codes: AuthorizationCodes,
+    private readonly firstTimeGrant: FirstTimeGrant,
+    /** RFC 9207: `iss` in every authorization response, equal to the metadata issuer. */
+    private readonly issuer: string,
+  ) {}
+
+  private display(r: ValidatedAuthorization, clientName: string): ClientDisplay {
+    return { clientName, clientId: r.clientId, redirectHost: new URL(r.redirectUri).host, resource: r.resource, scopes: r.scopes };
+  }
+
+  private redirect(uri: string, params: Record<string, string | undefined>): SignInStep {
+    return { kind: "redirect", location: withParams(uri, { ...params, iss: this.issuer }) };
+  }
+
+  private errorRedirect(r: Pick<ValidatedAuthorization, "redirectUri" | "state">, error: string, description: string): SignInStep {
+    return this.redirect(r.redirectUri, { error, error_description: description, state: r.state });
+  }
+
+  /** GET /oauth/authorize */
+  async start(query: AuthorizeQuery): Promise<SignInStep> {
+    const outcome = await validateAuthorizationRequest(query, this.ports);
+    if (outcome.kind === "page_error") return { kind: "page", status: 400, html: errorPage(outcome.message) };
+    if (outcome.kind === "redirect_error") {
+      return this.redirect(outcome.redirectUri, { error: outcome.error, error_description: outcome.description, state: outcome.state });
+    }
+    return this.loginStep(outcome.request, outcome.client);
+  }
+
+  private loginStep(r: ValidatedAuthorization, client: Pick<SignInClient, "clientName">, error?: string, email?: string): SignInStep {
+    const ticket = this.tickets.seal("authorize", { r, n: client.clientName } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
+    return { kind: "page", status: error ? 401 : 200, html: loginPage({ ticket, client: this.display(r, client.clientName), error, email }) };
+  }
+
+  /** POST /oauth/authorize/login */
+  async login(ticket: string | undefined, email: string, password: string): Promise<SignInStep> {
+    const t = this.tickets.open<LoginTicket>("authorize", ticket);
+    if (!t) return { kind: "page", status: 400, html: errorPage("This sign-in page has expired. Start again from the application.") };
+    const user = await this.ports.verifyUser(email, password);
+    if (!user) return this.loginStep(t.r, { clientName: t.n }, "Invalid email or password.", email);
+    if (!this.ports.isActive(t.r.tenantId, user.id)) {
+      return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
+    }
+    const consent = this.tickets.seal("consent", { ...t, u: user.id, e: user.email } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
+    return { kind: "page", status: 200, html: consentPage({ ticket: consent, client: this.display(t.r, t.n), userEmail: user.email }) };
+  }
+
+  /** POST /oauth/authorize/consent */
+  async consent(ticket: string | undefined, decision: string | undefined): Promise<SignInStep> {
+    const t = this.tickets.open<ConsentTicket>("consent", ticket);
+    if (!t) return { kind: "page", status: 400, html: errorPage("This consent page has expired. Start again from the application.") };
+    if (decision !== "allow") return this.errorRedirect(t.r, "access_denied", "the user denied the request");
+    // Re-check: the user may have been suspended while the consent page was open.
+    if (!this.ports.isActive(t.r.tenantId, t.u)) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
+    await this.firstTimeGrant.onSignIn(t.r.tenantId, t.r.resourceServerId, t.u);
+    // The code carries the requested scopes the user holds now; introspection re-resolves later.
+    const held = this.ports.scopesFor(t.r.tenantId, t.r.resourceServerId, t.u);
+    const scope = t.r.scopes.filter((s) => held.has(s)).join(" ");
+    const code = await this.codes.issue({
+      tenantId: t.r.tenantId,
+      clientId: t.r.clientId,
+      userId: t.u,
+      redirectUri: t.r.redirectUri,
+      codeChallenge: t.r.codeChallenge,
+      scope,
+      resource: t.r.resource,
+    });
+    return this.redirect(t.r.redirectUri, { code, state: t.r.state });
+  }
+}
