@@ -11,6 +11,36 @@ export type Tx = Parameters<Parameters<PrismaClient["$transaction"]>[0]>[0];
 /** Either the root client or a transaction client; services accept both. */
 export type DbOrTx = Db | Tx;
 
+/** One SQL statement as Prisma reports it (text and duration in ms; the parameters are left out). */
+export interface QueryObservation {
+  query: string;
+  duration: number;
+}
+type QueryObserver = (q: QueryObservation) => void;
+const queryObservers = new Set<QueryObserver>();
+
+/**
+ * Observes every SQL statement of the clients created AFTER the first call (tests that count
+ * queries, e.g. the GraphQL N+1 test, call it before starting the app); returns the unsubscribe.
+ * Prisma only emits query events for clients built with the log option, and serialises every
+ * statement's parameters when it does, so the app never pays for it unless something observes.
+ */
+export function observeQueries(observer: QueryObserver): () => void {
+  queryObservers.add(observer);
+  return () => queryObservers.delete(observer);
+}
+
+function queryLogOption(): { log?: [{ emit: "event"; level: "query" }] } {
+  return queryObservers.size > 0 ? { log: [{ emit: "event", level: "query" }] } : {};
+}
+
+function forwardQueries(client: unknown): void {
+  if (queryObservers.size === 0) return;
+  (client as { $on(event: "query", cb: (e: QueryObservation) => void): void }).$on("query", (e) => {
+    for (const o of queryObservers) o({ query: e.query, duration: e.duration });
+  });
+}
+
 export interface DatabaseTarget {
   kind: "sqlite" | "postgresql";
   url: string;
@@ -30,7 +60,8 @@ export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
       import("@prisma/adapter-better-sqlite3"),
     ]);
     const adapter = new PrismaBetterSqlite3({ url: `file:${sqliteFilePath(target.url)}` });
-    const client = new SqliteClient({ adapter });
+    const client = new SqliteClient({ adapter, ...queryLogOption() });
+    forwardQueries(client);
     // WAL lets readers proceed during a write; busy_timeout waits instead of failing on a lock.
     await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await client.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
@@ -39,5 +70,7 @@ export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
   }
   const [{ PrismaClient: PgClient }, { PrismaPg }] = await Promise.all([import("../generated/pg/client"), import("@prisma/adapter-pg")]);
   const adapter = new PrismaPg({ connectionString: target.url });
-  return new PgClient({ adapter }) as unknown as Db;
+  const client = new PgClient({ adapter, ...queryLogOption() });
+  forwardQueries(client);
+  return client as unknown as Db;
 }
