@@ -69,14 +69,21 @@ export class TenancyService {
     return this.db.workspace.count();
   }
 
+  /**
+   * The user whose password this is, or null. An unknown email is checked against a dummy hash,
+   * so response time does not tell which emails exist. Used by admin login and end-user sign-in.
+   */
+  async verifyCredentials(emailInput: string, password: string): Promise<{ id: string; email: string } | null> {
+    const email = emailInput.trim().toLowerCase();
+    const user = await this.db.user.findUnique({ where: { email } });
+    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    return user && user.passwordHash && ok ? { id: user.id, email: user.email } : null;
+  }
+
   /** Verifies a password login and issues an admin JWT for one of the user's workspaces. */
   async login(input: { email: string; password: string; workspace_id?: string }): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
-    const invalid = unauthenticated("invalid email or password");
-    const email = input.email.trim().toLowerCase();
-    const user = await this.db.user.findUnique({ where: { email } });
-    // Verify against a dummy hash when the user is unknown, so response time does not tell.
-    const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !user.passwordHash || !ok) throw invalid;
+    const user = await this.verifyCredentials(input.email, input.password);
+    if (!user) throw unauthenticated("invalid email or password");
     const memberships = await this.db.membership.findMany({
       where: { userId: user.id, status: "active", ...(input.workspace_id ? { tenantId: input.workspace_id } : {}) },
       orderBy: { createdAt: "asc" },
