@@ -34,6 +34,13 @@ export class RefreshTokens {
     return token;
   }
 
+  /** The grant behind a token of this client, without using it (null when unknown or not the client's). */
+  async find(token: string, clientId: string): Promise<RefreshGrant | null> {
+    const row = await this.db.refreshToken.findUnique({ where: { tokenHash: sha256Base64url(token) } });
+    if (!row || row.clientId !== clientId) return null;
+    return { tenantId: row.tenantId, clientId: row.clientId, userId: row.userId, scope: row.scope, resource: row.resource };
+  }
+
   /** Exchanges `token` (which must belong to `clientId`) for its successor. */
   async rotate(token: string, clientId: string): Promise<RotateResult> {
     const now = this.clock.now();
@@ -50,6 +57,12 @@ export class RefreshTokens {
 
   async revokeFamily(familyId: string): Promise<void> {
     await this.db.refreshToken.updateMany({ where: { familyId, revokedAt: null }, data: { revokedAt: this.clock.now() } });
+  }
+
+  /** Revokes the chain a (freshly issued) token belongs to. */
+  async revokeFamilyOf(token: string): Promise<void> {
+    const row = await this.db.refreshToken.findUnique({ where: { tokenHash: sha256Base64url(token) } });
+    if (row) await this.revokeFamily(row.familyId);
   }
 
   /** RFC 7009 revocation of a refresh token revokes its family; false when unknown or not the client's. */

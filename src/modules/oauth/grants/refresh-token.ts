@@ -1,0 +1,63 @@
+// grant_type=refresh_token (RFC 6749 §6, OAuth 2.1 §4.3): a new access token and a NEW refresh
+// token (rotation, OAuth 2.1 §4.3.1); the presented token is retired, and presenting a retired
+// token revokes the whole chain (reuse detection, RFC 9700 §4.14.2). The scope cannot widen: a
+// requested `scope` must be a subset of the original grant (RFC 6749 §6). The access token carries
+// the granted scopes the user still holds now (the one scope resolver).
+import type { RefreshTokens } from "../../signin";
+import { canonicalResource } from "../../resource-servers";
+import type { ResourceServerRegistry } from "../../resource-servers";
+import type { AccessTokenIssuer } from "../../tokens";
+import { parseScope } from "../../tokens";
+import { oauthError } from "../errors";
+import { multi, required, single } from "../params";
+import type { GrantContext, GrantHandler, GrantResult } from "./types";
+
+export interface RefreshTokenDeps {
+  refreshTokens: RefreshTokens;
+  issuer: AccessTokenIssuer;
+  servers: ResourceServerRegistry;
+  /** Whether the user may hold anything now, and which scopes on the server (the one resolver). */
+  userScopes(tenantId: string, resourceServerId: string, userId: string): ReadonlySet<string> | null;
+}
+
+export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
+  return {
+    grantType: "refresh_token",
+    async handle({ params, client }: GrantContext): Promise<GrantResult> {
+      const presented = required(params, "refresh_token");
+      const resources = multi(params, "resource");
+      if (resources.length > 1) throw oauthError("invalid_target");
+      const requested = single(params, "scope");
+
+      // Validate the request against the grant before using the token, so a malformed request
+      // does not burn the client's refresh token.
+      const g = await deps.refreshTokens.find(presented, client.clientId);
+      if (!g) throw oauthError("invalid_grant");
+      if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target");
+      const granted = parseScope(g.scope);
+      const scopes = requested === undefined ? granted : parseScope(requested);
+      if (!scopes.every((s) => granted.includes(s))) throw oauthError("invalid_scope");
+
+      const rotated = await deps.refreshTokens.rotate(presented, client.clientId);
+      if (!rotated.ok) throw oauthError("invalid_grant");
+
+      // The server must still be live and the user still active: otherwise the grant is dead.
+      const server = deps.servers.findByResource(g.tenantId, g.resource);
+      const held = server ? deps.userScopes(g.tenantId, server.id, g.userId) : null;
+      if (!server || !held) {
+        await deps.refreshTokens.revokeFamilyOf(rotated.token);
+        throw oauthError("invalid_grant");
+      }
+      const tokens = await deps.issuer.issue({
+        subject: g.userId,
+        subjectType: "user",
+        clientId: client.clientId,
+        tenantId: g.tenantId,
+        audience: g.resource,
+        scopes: scopes.filter((s) => held.has(s)),
+        lifetimeSeconds: client.tokenLifetime,
+      });
+      return { ...tokens, refresh_token: rotated.token };
+    },
+  };
+}
