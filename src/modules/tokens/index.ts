@@ -1,3 +1,18 @@
 export { KeyStore, SIGNING_ALG, type RotateResult } from "./key-store";
 export { JwtService, ACCESS_TOKEN_TYP, ADMIN_AUDIENCE, type AccessTokenClaims, type AdminTokenClaims } from "./jwt";
 export { MAX_TOKEN_LIFETIME_S, publishedKeysAt, signingKeyAt } from "./key-schedule";
+export { AccessTokenVerifier, VERIFIED_TOKEN_CACHE_SIZE } from "./verified-tokens";
+export { RevocationList } from "./revocation-list";
+export { AccessTokenIssuer, type IssueRequest, type TokenResponse } from "./issuer";
+export { TokenRevocationService, type RevokingClient } from "./revocation";
+export { IntrospectionService, type IntrospectionResult, type ActiveIntrospection, type ClientLookup } from "./introspection";
+export {
+  DefaultSubjectScopeResolver,
+  clientScopeSource,
+  effectiveScope,
+  parseScope,
+  type SubjectScopeResolver,
+  type SubjectScopeSource,
+  type TokenClient,
+  type TokenServer,
+} from "./subject-scopes";

@@ -1,0 +1,176 @@
+// Pre-registered OAuth clients of a resource server: create (secret shown once), list, read,
+// configure, revoke. Every query is scoped by the actor's workspace and by the server in the path:
+// another workspace's server or client is indistinguishable from an unknown one (404).
+// Writes bump the "clients" cache version in their transaction and reload the in-memory
+// ClientRegistry after commit, so the token endpoint and introspection see the change at once.
+import type { Db, DbOrTx } from "../../storage";
+import type { CacheVersions } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import { epochSeconds } from "../../shared/clock";
+import type { IdGenerator } from "../../shared/ids";
+import { hashSecret } from "../../shared/crypto";
+import { badRequest, conflict, notFound } from "../../shared/errors";
+import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
+import type { Client } from "../../generated/sqlite/client";
+import {
+  defaultGrantTypes,
+  type ClientKind,
+  type CreateClientInput,
+  type DashboardClientInput,
+  type ListClientsQuery,
+  type UpdateClientInput,
+} from "./schemas";
+import { toClientView, type ClientView, type CreatedClientView } from "./views";
+
+/** Client secrets are 256-bit random strings (DESIGN.md), shown once, stored as a peppered hash. */
+const SECRET_BYTES = 32;
+/** client_id: "tgc_" + 128 random bits, base64url — opaque and URL-safe (DESIGN.md). */
+const CLIENT_ID_PREFIX = "tgc_";
+const CLIENT_ID_BYTES = 16;
+
+/** How the clients module finds the live resource server named in a path (resource-servers module). */
+export interface ServerLookup {
+  findLive(tx: DbOrTx, actor: Actor, id: string): Promise<{ id: string; tenantId: string; registrationModes: unknown }>;
+}
+
+export class ClientService {
+  constructor(
+    private readonly db: Db,
+    private readonly servers: ServerLookup,
+    private readonly versions: CacheVersions,
+    private readonly pepper: Buffer,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  /** Pre-registration (registration_mode "prereg"). The answer is the only place the secret appears. */
+  async create(actor: Actor, resourceServerId: string, input: CreateClientInput): Promise<CreatedClientView> {
+    assertCanWrite(actor);
+    const secret = this.ids.token(SECRET_BYTES);
+    const now = this.clock.now();
+    const row = await this.db.$transaction(async (tx) => {
+      const server = await this.servers.findLive(tx, actor, resourceServerId);
+      if (!(server.registrationModes as string[]).includes("prereg")) {
+        throw conflict("pre-registration is not enabled for this resource server (registration_modes)");
+      }
+      await this.assertScopesExist(tx, actor, server.id, input.allowed_scopes);
+      const created = await tx.client.create({
+        data: {
+          id: this.ids.uuid(),
+          clientId: CLIENT_ID_PREFIX + this.ids.token(CLIENT_ID_BYTES),
+          tenantId: actor.tenantId,
+          resourceServerId: server.id,
+          clientName: input.client_name,
+          description: input.description ?? null,
+          kind: input.kind,
+          registrationMode: "prereg",
+          status: "approved",
+          secretHash: hashSecret(this.pepper, secret),
+          tokenEndpointAuthMethod: "client_secret_basic",
+          redirectUris: input.redirect_uris,
+          grantTypes: input.grant_types ?? defaultGrantTypes(input.kind as ClientKind),
+          allowedScopes: input.allowed_scopes,
+          tokenLifetime: input.token_lifetime,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+      await this.versions.bump(tx, "clients");
+      return created;
+    });
+    await this.versions.notifyLocal("clients");
+    return { ...toClientView(row), client_secret: secret, client_id_issued_at: epochSeconds(now), client_secret_expires_at: 0 };
+  }
+
+  /** The dashboard form (Client Name, Client Type, Description) for the same record. */
+  async createFromDashboard(actor: Actor, input: DashboardClientInput): Promise<CreatedClientView> {
+    return this.create(actor, input.resource_server_id, {
+      client_name: input.client_name,
+      kind: input.client_type,
+      description: input.description,
+      redirect_uris: [],
+      allowed_scopes: [],
+      token_lifetime: 3600,
+    });
+  }
+
+  async list(actor: Actor, resourceServerId: string, query: ListClientsQuery): Promise<{ items: ClientView[]; count: number }> {
+    assertCanRead(actor);
+    await this.servers.findLive(this.db, actor, resourceServerId);
+    const rows = await this.db.client.findMany({
+      where: { tenantId: actor.tenantId, resourceServerId, kind: query.kind, status: query.status },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    return { items: rows.map(toClientView), count: rows.length };
+  }
+
+  async get(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
+    assertCanRead(actor);
+    return toClientView(await this.find(this.db, actor, resourceServerId, clientId));
+  }
+
+  /** Changes the configurable properties; a narrower allowed_scopes narrows live tokens at once. */
+  async update(actor: Actor, resourceServerId: string, clientId: string, input: UpdateClientInput): Promise<ClientView> {
+    assertCanWrite(actor);
+    const row = await this.db.$transaction(async (tx) => {
+      const current = await this.find(tx, actor, resourceServerId, clientId);
+      if (current.status === "revoked") throw conflict("client is revoked");
+      if (input.allowed_scopes) await this.assertScopesExist(tx, actor, resourceServerId, input.allowed_scopes);
+      const updated = await tx.client.update({
+        where: { id: current.id },
+        data: {
+          clientName: input.client_name,
+          description: input.description,
+          redirectUris: input.redirect_uris,
+          grantTypes: input.grant_types,
+          allowedScopes: input.allowed_scopes,
+          tokenLifetime: input.token_lifetime,
+          updatedAt: this.clock.now(),
+        },
+      });
+      await this.versions.bump(tx, "clients");
+      return updated;
+    });
+    await this.versions.notifyLocal("clients");
+    return toClientView(row);
+  }
+
+  /**
+   * Revokes the client: it cannot obtain tokens any more and every token it holds introspects
+   * inactive from the moment this returns. The record is kept (status "revoked") for the audit
+   * trail and the list filter. Idempotent. Affects only this workspace.
+   */
+  async revoke(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
+    assertCanWrite(actor);
+    const row = await this.db.$transaction(async (tx) => {
+      const current = await this.find(tx, actor, resourceServerId, clientId);
+      if (current.status === "revoked") return current;
+      const now = this.clock.now();
+      const updated = await tx.client.update({ where: { id: current.id }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
+      await this.versions.bump(tx, "clients");
+      return updated;
+    });
+    await this.versions.notifyLocal("clients");
+    return toClientView(row);
+  }
+
+  /** The client of this workspace registered against this live server, or 404. */
+  private async find(tx: DbOrTx, actor: Actor, resourceServerId: string, clientId: string): Promise<Client> {
+    await this.servers.findLive(tx, actor, resourceServerId);
+    const c = await tx.client.findFirst({ where: { clientId, tenantId: actor.tenantId, resourceServerId } });
+    if (!c) throw notFound("client");
+    return c;
+  }
+
+  /** allowed_scopes must be scopes of that resource server (its Scope records, by key). */
+  private async assertScopesExist(tx: DbOrTx, actor: Actor, resourceServerId: string, scopes: string[]): Promise<void> {
+    if (scopes.length === 0) return;
+    const found = await tx.scope.findMany({
+      where: { tenantId: actor.tenantId, resourceServerId, key: { in: scopes } },
+      select: { key: true },
+    });
+    const known = new Set(found.map((s) => s.key));
+    const unknown = scopes.filter((s) => !known.has(s));
+    if (unknown.length > 0) throw badRequest(`allowed_scopes: not a scope of this resource server: ${unknown.join(", ")}`);
+  }
+}

@@ -1,0 +1,106 @@
+// Input validation for OAuth clients (zod, strict: unknown fields are 400). Wire names follow the
+// spec ("Client") and DESIGN.md's fixed interfaces; rows are camelCase (see views.ts).
+import { z } from "zod";
+import { nameSchema, scopeTokenSchema } from "../resource-servers";
+
+export const CLIENT_KINDS = ["agent", "human_app", "m2m", "cli"] as const;
+export type ClientKind = (typeof CLIENT_KINDS)[number];
+
+export const CLIENT_STATUSES = ["pending", "approved", "revoked"] as const;
+export type ClientStatus = (typeof CLIENT_STATUSES)[number];
+
+/**
+ * Grant types a client may be configured for. A client may hold a grant the token endpoint does
+ * not serve yet (configuration ahead of the feature); the endpoint only issues what it implements.
+ */
+export const CLIENT_GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token"] as const;
+export type ClientGrantType = (typeof CLIENT_GRANT_TYPES)[number];
+
+/** Machine-to-machine clients get tokens for themselves; the others act for a signed-in user. */
+export function defaultGrantTypes(kind: ClientKind): ClientGrantType[] {
+  return kind === "m2m" ? ["client_credentials"] : ["authorization_code", "refresh_token"];
+}
+
+/** Recommended 1 to 24 hours (spec "Limits"); enforced 5 minutes to 24 hours (DESIGN.md). */
+export const TOKEN_LIFETIME = { min: 300, max: 86_400, default: 3600 } as const;
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/**
+ * A redirect URI: absolute, no fragment (RFC 6749 §3.1.2), https or loopback http (OAuth 2.1
+ * §1.5 / RFC 8252 §7.3 — native MCP clients such as Claude Code and VS Code use
+ * http://127.0.0.1:<port>/ or http://localhost:<port>/, notes/mcp-auth.md Z3), no credentials.
+ */
+export const redirectUriSchema = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      return false;
+    }
+    if (u.hash || v.includes("#") || u.username || u.password) return false;
+    if (u.protocol === "https:") return true;
+    return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
+  }, "must be an absolute https URL (or http on 127.0.0.1, [::1] or localhost) without fragment or credentials");
+
+const uniqueList = <T extends z.ZodType<string>>(item: T, max = 100) =>
+  z.array(item).max(max).refine((a) => new Set(a).size === a.length, "must not contain duplicates");
+
+const descriptionSchema = z.string().trim().max(2000);
+const grantTypesSchema = uniqueList(z.enum(CLIENT_GRANT_TYPES), 10).min(1, "must name at least one grant type");
+const tokenLifetimeSchema = z.number().int("must be a whole number of seconds").min(TOKEN_LIFETIME.min).max(TOKEN_LIFETIME.max);
+
+/** POST /svc/resource-servers/:id/clients (pre-registration). */
+export const createClientSchema = z
+  .object({
+    client_name: nameSchema,
+    redirect_uris: uniqueList(redirectUriSchema, 50),
+    kind: z.enum(CLIENT_KINDS).default("m2m"),
+    description: descriptionSchema.optional(),
+    grant_types: grantTypesSchema.optional(),
+    allowed_scopes: uniqueList(scopeTokenSchema, 200).default([]),
+    token_lifetime: tokenLifetimeSchema.default(TOKEN_LIFETIME.default),
+  })
+  .strict();
+export type CreateClientInput = z.infer<typeof createClientSchema>;
+
+/** POST /svc/clientms/clients: the dashboard's registration form (DESIGN.md "Interfaces fixed here"). */
+export const dashboardClientSchema = z
+  .object({
+    client_name: nameSchema,
+    client_type: z.enum(CLIENT_KINDS),
+    description: descriptionSchema.optional(),
+    resource_server_id: z.string().uuid("must be a UUID"),
+  })
+  .strict();
+export type DashboardClientInput = z.infer<typeof dashboardClientSchema>;
+
+/** PATCH .../clients/:client_id: the configurable properties (spec "Client"). */
+export const updateClientSchema = z
+  .object({
+    client_name: nameSchema.optional(),
+    description: descriptionSchema.nullable().optional(),
+    redirect_uris: uniqueList(redirectUriSchema, 50).optional(),
+    grant_types: grantTypesSchema.optional(),
+    allowed_scopes: uniqueList(scopeTokenSchema, 200).optional(),
+    token_lifetime: tokenLifetimeSchema.optional(),
+  })
+  .strict()
+  .refine((v) => Object.keys(v).length > 0, "nothing to update");
+export type UpdateClientInput = z.infer<typeof updateClientSchema>;
+
+/** GET .../clients?kind=&status= */
+export const listClientsQuerySchema = z
+  .object({
+    kind: z.enum(CLIENT_KINDS).optional(),
+    status: z.enum(CLIENT_STATUSES).optional(),
+  })
+  .strict();
+export type ListClientsQuery = z.infer<typeof listClientsQuerySchema>;
+
+/** An OAuth client_id in a path: opaque, URL-safe for our own ids (CIMD ids are URLs, decoded by Express). */
+export const clientIdParamSchema = z.string().min(1).max(2048);

@@ -1,0 +1,63 @@
+// RFC 7662 token introspection for an authenticated resource server. Answers from memory only
+// (verified-token cache, revocation denylist, client registry, subject scope resolver): no
+// database query per request (DESIGN.md "Hot paths"). Any reason a token is not usable by this
+// caller yields exactly {"active": false} (RFC 7662 §2.2; no hint which check failed).
+import { canonicalResource } from "../resource-servers";
+import type { AccessTokenVerifier } from "./verified-tokens";
+import type { RevocationList } from "./revocation-list";
+import { effectiveScope, type SubjectScopeResolver, type TokenClient, type TokenServer } from "./subject-scopes";
+
+export interface ActiveIntrospection {
+  active: true;
+  sub: string;
+  aud: string;
+  scope: string;
+  exp: number;
+  client_id: string;
+  iss: string;
+  iat: number;
+  token_type: "Bearer";
+}
+export type IntrospectionResult = ActiveIntrospection | { active: false };
+
+const INACTIVE: { active: false } = Object.freeze({ active: false as const });
+
+export interface ClientLookup {
+  get(clientId: string): TokenClient | undefined;
+}
+
+export class IntrospectionService {
+  constructor(
+    private readonly verifier: AccessTokenVerifier,
+    private readonly revocations: RevocationList,
+    private readonly clients: ClientLookup,
+    private readonly scopes: SubjectScopeResolver,
+  ) {}
+
+  async introspect(caller: TokenServer, token: string): Promise<IntrospectionResult> {
+    const claims = await this.verifier.verify(token); // signature, alg, typ, iss, exp
+    if (!claims) return INACTIVE;
+    if (this.revocations.isRevoked(claims.jti)) return INACTIVE;
+    // Audience: only the server the token was minted for may learn about it (RFC 8707 §2, MCP R7).
+    if (claims.tenant_id !== caller.tenantId) return INACTIVE;
+    if (claims.aud !== caller.resourceUrl && canonicalResource(claims.aud) !== canonicalResource(caller.resourceUrl)) return INACTIVE;
+    // The client must still exist, be approved, and (for a client bound to one server) be bound to
+    // this very server: a deleted server's tokens stay dead even if a new server takes its URL.
+    const client = this.clients.get(claims.client_id);
+    if (!client || client.status !== "approved" || client.tenantId !== claims.tenant_id) return INACTIVE;
+    if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
+    const allowed = await this.scopes.allowedScopes(claims, client, caller);
+    if (!allowed) return INACTIVE;
+    return {
+      active: true,
+      sub: claims.sub,
+      aud: claims.aud,
+      scope: effectiveScope(claims.scope, allowed),
+      exp: claims.exp,
+      client_id: claims.client_id,
+      iss: claims.iss,
+      iat: claims.iat,
+      token_type: "Bearer",
+    };
+  }
+}

@@ -1,0 +1,63 @@
+// Verified-access-token cache for introspection and revocation. An ES256 verify costs ~120 µs,
+// more than the rest of an introspection request together (notes/performance.md); resource
+// servers introspect the same token again and again, so a token that verified once is remembered,
+// keyed by its exact string, until its `exp`. This is sound because everything the signature
+// check depends on is fixed for the token's lifetime: a key that signed a token stays published
+// until that token expired (key-schedule.ts). Everything that can change sooner — revocation,
+// the client's status and scopes, the server — is re-checked on every request by the caller.
+// Only successes are cached, so garbage tokens cannot grow the map; the map is bounded.
+import type { CacheVersions } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import type { AccessTokenClaims, JwtService } from "./jwt";
+
+interface Entry {
+  claims: AccessTokenClaims;
+  expMs: number;
+}
+
+export const VERIFIED_TOKEN_CACHE_SIZE = 20_000;
+
+export class AccessTokenVerifier {
+  private cache = new Map<string, Entry>();
+
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly clock: Clock,
+    versions: CacheVersions,
+    private readonly maxEntries = VERIFIED_TOKEN_CACHE_SIZE,
+  ) {
+    // A key removed or replaced out of schedule (e.g. after a compromise) must stop verifying at once.
+    versions.on("keys", () => this.cache.clear());
+  }
+
+  /** The token's claims when it is a valid, unexpired access token of ours; null otherwise. */
+  async verify(token: string): Promise<AccessTokenClaims | null> {
+    const nowMs = this.clock.now().getTime();
+    const hit = this.cache.get(token);
+    if (hit) {
+      if (hit.expMs > nowMs) return hit.claims;
+      this.cache.delete(token);
+      return null;
+    }
+    const claims = await this.jwt.verifyAccessToken(token);
+    if (!claims) return null;
+    this.remember(token, { claims, expMs: claims.exp * 1000 });
+    return claims;
+  }
+
+  private remember(token: string, entry: Entry): void {
+    if (this.cache.size >= this.maxEntries) {
+      // Drop the oldest tenth (Map iterates in insertion order): amortised O(1) per insert.
+      let drop = Math.ceil(this.maxEntries / 10);
+      for (const key of this.cache.keys()) {
+        this.cache.delete(key);
+        if (--drop === 0) break;
+      }
+    }
+    this.cache.set(token, entry);
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+}
