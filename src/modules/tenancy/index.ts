@@ -1,2 +1,24 @@
 export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView } from "./tenancy-service";
 export { toMembershipView, type MembershipView } from "./views";
+export { toMemberView, toEndUserView, type MemberView, type EndUserView } from "./views";
+export { MembershipService } from "./membership-service";
+export { EndUserService } from "./end-user-service";
+export {
+  MEMBERSHIP_STATUSES,
+  createMembershipSchema,
+  updateMembershipSchema,
+  listMembershipsQuery,
+  type MembershipStatus,
+  type CreateMembershipInput,
+  type UpdateMembershipInput,
+  type ListMembershipsFilter,
+} from "./membership-schemas";
+export {
+  END_USER_STATUSES,
+  patchEndUserSchema,
+  suspendEndUserSchema,
+  listEndUsersQuery,
+  type EndUserStatus,
+  type PatchEndUserInput,
+  type ListEndUsersFilter,
+} from "./end-user-schemas";
