@@ -10,6 +10,8 @@ import { deriveKey } from "./shared/crypto";
 import type { Logger } from "./shared/logger";
 import { JwtService, KeyStore } from "./modules/tokens";
 import { TenancyService } from "./modules/tenancy";
+import { EndUserService, MembershipService } from "./modules/tenancy";
+import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService } from "./modules/resource-servers";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
@@ -18,6 +20,12 @@ import { healthRouter } from "./rest/health";
 import { authRouter } from "./rest/auth";
 import { usersRouter } from "./rest/users";
 import { resourceServersRouter } from "./rest/resource-servers";
+import { membershipsRouter } from "./rest/memberships";
+import { endUsersRouter } from "./rest/end-users";
+import { rolesRouter } from "./rest/roles";
+import { groupsRouter } from "./rest/groups";
+import { roleBindingsRouter } from "./rest/role-bindings";
+import { effectiveAccessRouter } from "./rest/effective-access";
 
 export interface AppDeps {
   config: Config;
@@ -41,6 +49,10 @@ export interface Services {
   keys: KeyStore;
   jwt: JwtService;
   tenancy: TenancyService;
+  memberships: MembershipService;
+  endUsers: EndUserService;
+  /** Roles, groups, bindings, effective access and the hot-path scope resolver (rbac.resolver). */
+  rbac: RbacServices;
   registry: ResourceServerRegistry;
   resourceServers: ResourceServerService;
 }
@@ -58,6 +70,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
   const tenancy = new TenancyService(deps.db, jwt, clock);
+  const memberships = new MembershipService(deps.db, versions, clock, ids, deps.config.database.kind);
+  const endUsers = new EndUserService(deps.db, versions, clock, ids, deps.config.database.kind);
+  const rbac = await createRbac({ db: deps.db, versions, clock, ids });
   const secretPepper = deriveKey(deps.masterKey, "secret-pepper");
   const registry = new ResourceServerRegistry(deps.db, secretPepper, versions);
   await registry.load();
@@ -73,6 +88,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     keys,
     jwt,
     tenancy,
+    memberships,
+    endUsers,
+    rbac,
     registry,
     resourceServers,
   };
@@ -99,6 +117,12 @@ export function createHttpApp(services: Services): Express {
   app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy));
   app.use(usersRouter(tenancy));
   app.use(resourceServersRouter(resourceServers));
+  app.use(membershipsRouter(services.memberships));
+  app.use(endUsersRouter(services.endUsers));
+  app.use(rolesRouter(services.rbac.roles));
+  app.use(groupsRouter(services.rbac.groups));
+  app.use(roleBindingsRouter(services.rbac.bindings));
+  app.use(effectiveAccessRouter(services.rbac.effectiveAccess));
 
   app.use((_req, res) => {
     res.status(404).json({ error: "not found" });
