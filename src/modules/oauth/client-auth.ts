@@ -1,0 +1,57 @@
+// Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1):
+//   client_secret_basic — Authorization: Basic base64(form-urlencoded id ":" form-urlencoded secret)
+//   client_secret_post  — client_id and client_secret in the form body
+// A request must use exactly one method (§2.3: "MUST NOT use more than one authentication method
+// in each request"): a secret in both places is invalid_request. Every failure to authenticate
+// (unknown id, wrong secret, revoked or not yet approved client, no credentials) is the same
+// invalid_client with the same description, so a prober learns nothing about which check failed.
+import type { ClientRegistry, RegisteredClient } from "../clients";
+import { oauthError } from "./errors";
+import { single, type RawParams } from "./params";
+
+export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"] as const;
+export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
+
+export interface ClientCredentialsInput {
+  /** Parsed Basic credentials (rest/basic-auth.ts), undefined when the header is absent. */
+  basic?: { id: string; secret: string };
+  /** true when an Authorization header was sent but is not valid Basic. */
+  malformedAuthorization?: boolean;
+  params: RawParams;
+}
+
+export interface AuthenticatedClient {
+  client: RegisteredClient;
+  method: ClientAuthMethod;
+}
+
+export class ClientAuthenticator {
+  constructor(private readonly clients: ClientRegistry) {}
+
+  authenticate(input: ClientCredentialsInput): AuthenticatedClient {
+    if (input.malformedAuthorization) throw oauthError("invalid_client");
+    const bodyId = single(input.params, "client_id");
+    const bodySecret = single(input.params, "client_secret");
+    let id: string;
+    let secret: string;
+    let method: ClientAuthMethod;
+    if (input.basic) {
+      // Two methods at once, or a body client_id naming someone else: malformed, not a failed login.
+      if (bodySecret !== undefined || (bodyId !== undefined && bodyId !== input.basic.id)) {
+        throw oauthError("invalid_request");
+      }
+      ({ id, secret } = input.basic);
+      method = "client_secret_basic";
+    } else if (bodyId !== undefined && bodySecret !== undefined) {
+      id = bodyId;
+      secret = bodySecret;
+      method = "client_secret_post";
+    } else {
+      // No credentials (or a client_id without a secret: public clients are not accepted here yet).
+      throw oauthError("invalid_client");
+    }
+    const client = this.clients.verifySecret(id, secret);
+    if (!client || client.status !== "approved") throw oauthError("invalid_client");
+    return { client, method };
+  }
+}

@@ -1,0 +1,47 @@
+// grant_type=client_credentials (RFC 6749 §4.4): a confidential client asks for a token for
+// itself. The token's audience is one resource server (RFC 8707 `resource`; default: the
+// server the client is registered against) and its scope is a subset of the client's allowed
+// scopes (omitted `scope` = all of them, RFC 6749 §3.3 "pre-defined default value").
+import type { ResourceServerRegistry } from "../../resource-servers";
+import type { AccessTokenIssuer } from "../../tokens";
+import { parseScope } from "../../tokens";
+import { oauthError } from "../errors";
+import { multi, single } from "../params";
+import type { GrantContext, GrantHandler, GrantResult } from "./types";
+
+export interface ClientCredentialsDeps {
+  servers: ResourceServerRegistry;
+  issuer: AccessTokenIssuer;
+}
+
+export function clientCredentialsGrant(deps: ClientCredentialsDeps): GrantHandler {
+  return {
+    grantType: "client_credentials",
+    async handle({ params, client }: GrantContext): Promise<GrantResult> {
+      // RFC 6749 §4.4: only for confidential clients (authenticated with a secret).
+      if (!client.secretHash) throw oauthError("unauthorized_client");
+
+      // RFC 8707 §2: one token, one audience. Several resources, an unknown one, another
+      // workspace's, or a server this client is not registered against: invalid_target.
+      const resources = multi(params, "resource");
+      if (resources.length > 1) throw oauthError("invalid_target");
+      const server = resources.length === 1 ? deps.servers.findByResource(client.tenantId, resources[0]!) : client.resourceServerId ? deps.servers.get(client.resourceServerId) : undefined;
+      if (!server || server.id !== client.resourceServerId || server.tenantId !== client.tenantId) throw oauthError("invalid_target");
+
+      // Every requested scope must be allowed: an unknown or forbidden scope fails the request
+      // rather than being silently dropped, so the client learns its configuration is wrong.
+      const requested = single(params, "scope");
+      const scopes = requested === undefined ? client.allowedScopes : parseScope(requested);
+      if (!scopes.every((s) => client.allowedScopeSet.has(s))) throw oauthError("invalid_scope");
+
+      return deps.issuer.issue({
+        subject: client.clientId,
+        clientId: client.clientId,
+        tenantId: client.tenantId,
+        audience: server.resourceUrl,
+        scopes,
+        lifetimeSeconds: client.tokenLifetime,
+      });
+    },
+  };
+}

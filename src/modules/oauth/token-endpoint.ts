@@ -1,0 +1,31 @@
+// POST /oauth/token (RFC 6749 §3.2). Order of checks: the request is well-formed and names a
+// grant we serve (invalid_request / unsupported_grant_type: syntax, nothing learned about
+// clients), then the client authenticates (invalid_client), then it may use that grant
+// (unauthorized_client), then the grant itself decides. Answers from memory only.
+import type { LastUsedRecorder } from "../clients";
+import type { ClientAuthenticator, ClientCredentialsInput } from "./client-auth";
+import { oauthError } from "./errors";
+import type { GrantHandler, GrantResult } from "./grants";
+import { required } from "./params";
+
+export class TokenEndpoint {
+  private readonly grants: ReadonlyMap<string, GrantHandler>;
+
+  constructor(
+    private readonly auth: ClientAuthenticator,
+    grants: readonly GrantHandler[],
+    private readonly lastUsed?: LastUsedRecorder,
+  ) {
+    this.grants = new Map(grants.map((g) => [g.grantType, g]));
+  }
+
+  async exchange(input: ClientCredentialsInput): Promise<GrantResult> {
+    const grant = this.grants.get(required(input.params, "grant_type"));
+    if (!grant) throw oauthError("unsupported_grant_type");
+    const { client, method } = this.auth.authenticate(input);
+    if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client");
+    const result = await grant.handle({ params: input.params, client, authMethod: method });
+    this.lastUsed?.mark(client.id); // in memory; written in batches off the request path
+    return result;
+  }
+}

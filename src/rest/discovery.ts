@@ -1,0 +1,45 @@
+// Public discovery documents: RFC 8414 authorization server metadata (also served at the OIDC
+// discovery location, which several clients try first — notes/mcp-auth.md A2) and the RFC 7517
+// key set. Unauthenticated, read-only, with permissive CORS so browser-based MCP clients (e.g.
+// the Inspector) can read them (notes/mcp-auth.md R12).
+import { Router, type RequestHandler } from "express";
+import type { ServerMetadata } from "../modules/oauth";
+import type { KeyStore } from "../modules/tokens";
+
+const cors: RequestHandler = (req, res, next) => {
+  res.set("Access-Control-Allow-Origin", "*");
+  if (req.method === "OPTIONS") {
+    res.set("Access-Control-Allow-Methods", "GET, OPTIONS").set("Access-Control-Allow-Headers", "MCP-Protocol-Version, Accept").set("Access-Control-Max-Age", "86400");
+    res.status(204).end();
+    return;
+  }
+  next();
+};
+
+export const METADATA_PATHS = ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] as const;
+export const JWKS_PATHS = ["/oauth/jwks", "/.well-known/jwks.json"] as const;
+
+/**
+ * JWKS max-age stays well below the default key-rotation lead (300 s, `toolgate keys rotate`), so a
+ * relying party that honours it fetches a rotated-in key before that key signs anything.
+ */
+const JWKS_MAX_AGE_S = 60;
+const METADATA_MAX_AGE_S = 300;
+
+export function discoveryRouter(metadata: ServerMetadata, keys: KeyStore): Router {
+  const r = Router();
+  const body = JSON.stringify(metadata); // fixed for the life of the process
+  for (const path of METADATA_PATHS) {
+    r.options(path, cors);
+    r.get(path, cors, (_req, res) => {
+      res.type("application/json").set("Cache-Control", `public, max-age=${METADATA_MAX_AGE_S}`).send(body);
+    });
+  }
+  for (const path of JWKS_PATHS) {
+    r.options(path, cors);
+    r.get(path, cors, (_req, res) => {
+      res.set("Cache-Control", `public, max-age=${JWKS_MAX_AGE_S}`).json(keys.jwks());
+    });
+  }
+  return r;
+}

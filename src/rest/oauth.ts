@@ -1,0 +1,54 @@
+// OAuth endpoints (RFC 6749 token, RFC 7662 introspection, RFC 7009 revocation): thin adapters.
+// Each parses the form (zod: a flat record of strings; repeated names become arrays and are
+// judged by the module), reads the Authorization header, calls one module method and answers.
+// Errors are OAuthErrors, turned into RFC 6749 §5.2 bodies by rest/errors.ts.
+import { Router, type Request, type Response } from "express";
+import { z } from "zod";
+import { oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
+import { parseBasicAuth } from "./basic-auth";
+
+/** application/x-www-form-urlencoded parameters; a repeated name arrives as an array. */
+const formSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** RFC 6749 §3.2: the token endpoint (and, by reference, §2 of RFC 7009/7662) takes a form POST. */
+function formParams(req: Request): Record<string, unknown> {
+  if (!req.is("application/x-www-form-urlencoded")) throw oauthError("invalid_request");
+  const parsed = formSchema.safeParse(req.body ?? {});
+  if (!parsed.success) throw oauthError("invalid_request");
+  return parsed.data;
+}
+
+function clientCredentials(req: Request): ClientCredentialsInput {
+  const header = req.headers.authorization;
+  const basic = header === undefined ? undefined : parseBasicAuth(header);
+  return { basic, malformedAuthorization: header !== undefined && !basic, params: formParams(req) };
+}
+
+/** RFC 6749 §5.1: token responses (and anything carrying token data) must not be cached. */
+function noStore(res: Response): Response {
+  return res.set("Cache-Control", "no-store").set("Pragma", "no-cache");
+}
+
+export interface OAuthEndpoints {
+  token: TokenEndpoint;
+  introspection: IntrospectionEndpoint;
+  revocation: RevocationEndpoint;
+}
+
+export function oauthRouter(endpoints: OAuthEndpoints): Router {
+  const r = Router();
+  r.post("/oauth/token", async (req, res) => {
+    noStore(res).json(await endpoints.token.exchange(clientCredentials(req)));
+  });
+  r.post("/oauth/introspect", async (req, res) => {
+    const header = req.headers.authorization;
+    const basic = header === undefined ? undefined : parseBasicAuth(header);
+    const result = await endpoints.introspection.introspect({ basic, params: () => formParams(req) });
+    noStore(res).json(result);
+  });
+  r.post("/oauth/revoke", async (req, res) => {
+    await endpoints.revocation.revoke(clientCredentials(req));
+    noStore(res).status(200).end();
+  });
+  return r;
+}
