@@ -13,6 +13,8 @@ import { TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService } from "./modules/resource-servers";
+import type { ClientService } from "./modules/clients";
+import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
 import { adminAuth } from "./rest/admin-auth";
@@ -20,6 +22,10 @@ import { healthRouter } from "./rest/health";
 import { authRouter } from "./rest/auth";
 import { usersRouter } from "./rest/users";
 import { resourceServersRouter } from "./rest/resource-servers";
+import { oauthRouter } from "./rest/oauth";
+import { discoveryRouter } from "./rest/discovery";
+import { clientsRouter } from "./rest/clients";
+import { benchBaselineRouter } from "./rest/bench-baseline";
 import { membershipsRouter } from "./rest/memberships";
 import { endUsersRouter } from "./rest/end-users";
 import { rolesRouter } from "./rest/roles";
@@ -55,11 +61,17 @@ export interface Services {
   rbac: RbacServices;
   registry: ResourceServerRegistry;
   resourceServers: ResourceServerService;
+  /** Pre-registered OAuth clients (admin side). */
+  clients: ClientService;
+  /** Token endpoint, introspection, revocation, discovery metadata and their in-memory caches. */
+  oauth: OAuthServices;
 }
 
 /** Request body limits: admin JSON and OAuth forms are small; manifests get a larger, explicit limit. */
 export const JSON_BODY_LIMIT = "100kb";
 export const FORM_BODY_LIMIT = "16kb";
+/** How often clients' last-used stamps are written (batched off the token endpoint's path). */
+const LAST_USED_FLUSH_MS = 10_000;
 
 export async function createServices(deps: AppDeps): Promise<Services> {
   const clock = deps.clock ?? systemClock;
@@ -77,6 +89,18 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const registry = new ResourceServerRegistry(deps.db, secretPepper, versions);
   await registry.load();
   const resourceServers = new ResourceServerService(deps.db, registry, versions, secretPepper, deps.config.publicUrl, clock, ids);
+  const { clients, oauth } = await createOAuth({
+    db: deps.db,
+    versions,
+    clock,
+    ids,
+    pepper: secretPepper,
+    publicUrl: deps.config.publicUrl,
+    jwt,
+    servers: registry,
+    serverLookup: resourceServers,
+    scopes: rbac.resolver,
+  });
   return {
     config: deps.config,
     db: deps.db,
@@ -93,6 +117,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     rbac,
     registry,
     resourceServers,
+    clients,
+    oauth,
   };
 }
 
@@ -111,12 +137,16 @@ export function createHttpApp(services: Services): Express {
   // Unauthenticated surface.
   app.use(healthRouter(db));
   app.use(authRouter(tenancy));
+  app.use(discoveryRouter(services.oauth.metadata, services.keys));
+  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }));
+  if (services.config.benchRoutes) app.use(benchBaselineRouter());
 
   // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
   // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
   app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy));
   app.use(usersRouter(tenancy));
   app.use(resourceServersRouter(resourceServers));
+  app.use(clientsRouter(services.clients));
   app.use(membershipsRouter(services.memberships));
   app.use(endUsersRouter(services.endUsers));
   app.use(rolesRouter(services.rbac.roles));
@@ -147,9 +177,11 @@ export async function createApp(deps: AppDeps): Promise<App> {
     services,
     start() {
       services.versions.start(deps.config.cachePollMs, (e) => deps.logger.warn({ err: e }, "cache version poll failed"));
+      services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => deps.logger.warn({ err: e }, "client last-used flush failed"));
     },
     async close() {
       services.versions.stop();
+      await services.oauth.lastUsed.stop().catch((e) => deps.logger.warn({ err: e }, "client last-used flush failed"));
     },
   };
 }

@@ -39,6 +39,8 @@ const envSchema = z
     ),
     TOOLGATE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
     TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(100).max(60000).default(2000),
+    // Mounts GET /bench/baseline (the benchmark's reference route); off unless explicitly "1"/"true".
+    TOOLGATE_BENCH_ROUTES: z.enum(["", "0", "1", "true", "false"]).default("0").transform((v) => v === "1" || v === "true"),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -71,6 +73,8 @@ export interface Config {
   readonly masterKey: Buffer | undefined;
   readonly logLevel: LogLevel;
   readonly cachePollMs: number;
+  /** Mount the benchmark's baseline route (npm run bench sets TOOLGATE_BENCH_ROUTES=1). */
+  readonly benchRoutes: boolean;
 }
 
 export class ConfigError extends Error {
@@ -113,5 +117,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     masterKey: e.TOOLGATE_MASTER_KEY ? decodeMasterKey(e.TOOLGATE_MASTER_KEY)! : undefined,
     logLevel: e.TOOLGATE_LOG_LEVEL,
     cachePollMs: e.TOOLGATE_CACHE_POLL_MS,
+    benchRoutes: e.TOOLGATE_BENCH_ROUTES,
   });
 }
