@@ -97,6 +97,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     pepper: secretPepper,
     publicUrl: deps.config.publicUrl,
     jwt,
+    keys,
     servers: registry,
     serverLookup: resourceServers,
     scopes: rbac.resolver,

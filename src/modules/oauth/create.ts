@@ -15,6 +15,7 @@ import {
   RevocationList,
   TokenRevocationService,
   type JwtService,
+  type KeyStore,
   type SubjectScopeResolver,
 } from "../tokens";
 import { ClientAuthenticator } from "./client-auth";
@@ -33,6 +34,7 @@ export interface OAuthDeps {
   pepper: Buffer;
   publicUrl: string;
   jwt: JwtService;
+  keys: KeyStore;
   /** In-memory resource servers (token audience, introspection caller authentication). */
   servers: ResourceServerRegistry;
   /** Finds the live server named in an admin path (ResourceServerService.findLive). */
@@ -67,7 +69,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   await Promise.all([clientRegistry.load(), revocations.load()]);
   const clients = new ClientService(db, deps.serverLookup, versions, deps.pepper, clock, ids);
   const lastUsed = new LastUsedRecorder(db, clock);
-  const verifier = new AccessTokenVerifier(deps.jwt, clock, versions);
+  const verifier = new AccessTokenVerifier(deps.jwt, deps.keys, clock, versions);
   const issuer = new AccessTokenIssuer(deps.jwt, clock, ids);
   const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes ?? new DefaultSubjectScopeResolver());
   const tokenRevocation = new TokenRevocationService(verifier, revocations);

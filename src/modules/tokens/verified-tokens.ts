@@ -1,18 +1,23 @@
 // Verified-access-token cache for introspection and revocation. An ES256 verify costs ~120 µs,
 // more than the rest of an introspection request together (notes/performance.md); resource
 // servers introspect the same token again and again, so a token that verified once is remembered,
-// keyed by its exact string, until its `exp`. This is sound because everything the signature
-// check depends on is fixed for the token's lifetime: a key that signed a token stays published
-// until that token expired (key-schedule.ts). Everything that can change sooner — revocation,
-// the client's status and scopes, the server — is re-checked on every request by the caller.
+// keyed by its exact string, until its `exp`. The signature check's inputs are fixed for the
+// token's lifetime except one: whether its key is still published (a key that signed a token
+// stays published until that token expired, key-schedule.ts, but a token claiming a longer life
+// must not outlive its key), so a hit re-checks the key's publication — a map lookup. Everything
+// else that can change sooner — revocation, the client's status and scopes, the server — is
+// re-checked on every request by the caller.
 // Only successes are cached, so garbage tokens cannot grow the map; the map is bounded.
+import { decodeProtectedHeader } from "jose";
 import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { AccessTokenClaims, JwtService } from "./jwt";
+import type { KeyStore } from "./key-store";
 
 interface Entry {
   claims: AccessTokenClaims;
   expMs: number;
+  kid: string;
 }
 
 export const VERIFIED_TOKEN_CACHE_SIZE = 20_000;
@@ -22,6 +27,7 @@ export class AccessTokenVerifier {
 
   constructor(
     private readonly jwt: JwtService,
+    private readonly keys: KeyStore,
     private readonly clock: Clock,
     versions: CacheVersions,
     private readonly maxEntries = VERIFIED_TOKEN_CACHE_SIZE,
@@ -35,13 +41,14 @@ export class AccessTokenVerifier {
     const nowMs = this.clock.now().getTime();
     const hit = this.cache.get(token);
     if (hit) {
-      if (hit.expMs > nowMs) return hit.claims;
+      if (hit.expMs > nowMs && this.keys.verificationKey(hit.kid)) return hit.claims;
       this.cache.delete(token);
       return null;
     }
     const claims = await this.jwt.verifyAccessToken(token);
     if (!claims) return null;
-    this.remember(token, { claims, expMs: claims.exp * 1000 });
+    // verifyAccessToken succeeded, so the header decodes and names a published key.
+    this.remember(token, { claims, expMs: claims.exp * 1000, kid: decodeProtectedHeader(token).kid! });
     return claims;
   }
 
