@@ -81,7 +81,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, versions);
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
-  const tenancy = new TenancyService(deps.db, jwt, clock);
+  const tenancy = new TenancyService(deps.db, jwt, clock, versions);
   const memberships = new MembershipService(deps.db, versions, clock, ids, deps.config.database.kind);
   const endUsers = new EndUserService(deps.db, versions, clock, ids, deps.config.database.kind);
   const rbac = await createRbac({ db: deps.db, versions, clock, ids });
