@@ -1,0 +1,275 @@
+// The scope resolver (src/modules/rbac/scope-resolver.ts): what a subject may hold now on one
+// server, answered from memory and invalidated by every write that can change the answer. Writes go
+// through the real HTTP API; the resolver is asked in process, as introspection asks it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../src/shared/clock";
+import { CacheVersions } from "../src/storage";
+import { ScopeResolver, type AccessSubject } from "../src/modules/rbac";
+import { startToolgate, type Harness } from "./helpers/harness";
+
+let h: Harness;
+const clock = new ManualClock(new Date("2026-06-01T08:00:00.000Z"));
+let files: string; // files:read, files:write
+let mail: string; // mail:send, mail:read
+let reader: string; // role: files:read on files, mail:read on mail
+let writer: string; // role: files:write on files
+beforeAll(async () => {
+  h = await startToolgate({ clock });
+  files = await server("https://files.example.test", ["files:read", "files:write"]);
+  mail = await server("https://mail.example.test", ["mail:send", "mail:read"]);
+  reader = await role("reader", [
+    { resource_server_id: files, scope_ids: ["files:read"] },
+    { resource_server_id: mail, scope_ids: ["mail:read"] },
+  ]);
+  writer = await role("writer", [{ resource_server_id: files, scope_ids: ["files:write"] }]);
+});
+afterAll(async () => h?.close());
+
+async function server(url: string, scopes: string[]): Promise<string> {
+  return (await h.admin("POST", "/svc/resource-servers", { name: url, public_base_url: url, protected_base_path: "/mcp", scopes_supported: scopes })).body.id;
+}
+async function role(name: string, grants: unknown[]): Promise<string> {
+  return (await h.admin("POST", "/svc/authmgr/roles", { name, grants })).body.id;
+}
+let seq = 0;
+async function member(): Promise<string> {
+  return (await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: `r${++seq}@example.test`, username: `r${seq}` })).body.id;
+}
+async function group(): Promise<string> {
+  return (await h.admin("POST", "/uflow/v2/groups", { name: `rg-${++seq}` })).body.id;
+}
+async function bind(path: string, body: Record<string, unknown> = {}): Promise<string> {
+  const r = await h.admin("POST", path, { tenant_id: h.workspaceId, role_id: reader, ...body });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+const resolver = () => h.services.rbac.resolver;
+const user = (id: string): AccessSubject => ({ type: "user", id });
+/** Sorted scopes the user holds now on the server. */
+const scopesOf = (userId: string, resourceServerId: string, tenantId = h.workspaceId) =>
+  [...resolver().scopesFor({ tenantId, resourceServerId, subject: user(userId) })].sort();
+const active = (userId: string) => resolver().isActive({ tenantId: h.workspaceId, subject: user(userId) });
+
+describe("what a user holds", () => {
+  it("nothing without bindings; a tenant-wide binding grants the role's scopes on every server", async () => {
+    const u = await member();
+    expect(active(u)).toBe(true);
+    expect(scopesOf(u, files)).toEqual([]);
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(scopesOf(u, mail)).toEqual(["mail:read"]);
+  });
+
+  it("a user created by an admin, and a bootstrapped owner, are active members at once", async () => {
+    expect(active(await member())).toBe(true);
+    const ws = await h.createWorkspace(`boot${++seq}@example.test`);
+    expect(resolver().isActive({ tenantId: ws.workspaceId, subject: user(ws.userId) })).toBe(true);
+    expect(resolver().isActive({ tenantId: h.workspaceId, subject: user(ws.userId) })).toBe(false);
+  });
+
+  it('scope_type "*" is tenant-wide too; resource_server applies to that server only', async () => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`, { scope_type: "resource_server", scope_id: mail });
+    expect(scopesOf(u, files)).toEqual([]);
+    expect(scopesOf(u, mail)).toEqual(["mail:read"]);
+    await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: writer, scope_type: "*" });
+    expect(scopesOf(u, files)).toEqual(["files:write"]);
+  });
+
+  it("unions direct and group bindings", async () => {
+    const u = await member();
+    const g = await group();
+    await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    await bind(`/uflow/v2/groups/${g}/role-bindings`, { role_id: writer });
+    expect(scopesOf(u, files)).toEqual(["files:read", "files:write"]);
+  });
+
+  it("narrow() keeps the token's scopes the user still holds, in the token's order", async () => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: writer });
+    const q = { tenantId: h.workspaceId, resourceServerId: files, subject: user(u) };
+    expect(resolver().narrow(q, ["files:write", "files:admin", "files:read"])).toEqual(["files:write", "files:read"]);
+  });
+
+  it("a binding of the same user in another workspace counts only there", async () => {
+    const u = await member();
+    const other = await h.createWorkspace(`other${++seq}@example.test`);
+    const as = (method: string, path: string, json?: unknown) => h.request(method, path, { token: other.token, json });
+    await as("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { user_id: u });
+    const theirServer = (await as("POST", "/svc/resource-servers", { name: "T", public_base_url: "https://t.example.test", protected_base_path: "/", scopes_supported: ["t:read"] })).body.id;
+    const theirRole = (await as("POST", "/svc/authmgr/roles", { name: "t", grants: [{ resource_server_id: theirServer, scope_ids: ["t:read"] }] })).body.id;
+    expect((await as("POST", `/uflow/v2/users/${u}/role-bindings`, { tenant_id: other.workspaceId, role_id: theirRole })).status).toBe(201);
+    expect(scopesOf(u, theirServer, other.workspaceId)).toEqual(["t:read"]);
+    // Asked for our workspace (even naming their server), the binding does not count.
+    expect(scopesOf(u, theirServer)).toEqual([]);
+    expect(scopesOf(u, files)).toEqual([]);
+  });
+});
+
+describe("invalidation: every write that can change the answer", () => {
+  it("binding removed", async () => {
+    const u = await member();
+    const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
+    expect(scopesOf(u, files)).toEqual([]);
+  });
+
+  it("binding expired: held until just before expires_at, gone at expires_at (no write needed)", async () => {
+    const u = await member();
+    const g = await group();
+    await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
+    const expiresAt = new Date(clock.now().getTime() + 30_000);
+    await bind(`/uflow/v2/users/${u}/role-bindings`, { expires_at: expiresAt.toISOString() });
+    await bind(`/uflow/v2/groups/${g}/role-bindings`, { role_id: writer, expires_at: new Date(expiresAt.getTime() + 1).toISOString() });
+    clock.set(new Date(expiresAt.getTime() - 1));
+    expect(scopesOf(u, files)).toEqual(["files:read", "files:write"]);
+    clock.set(expiresAt);
+    expect(scopesOf(u, files)).toEqual(["files:write"]);
+    clock.advance(1);
+    expect(scopesOf(u, files)).toEqual([]);
+  });
+
+  it("group member removed, and group deleted", async () => {
+    const u = await member();
+    const g = await group();
+    await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
+    await bind(`/uflow/v2/groups/${g}/role-bindings`);
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    await h.admin("DELETE", `/uflow/v2/groups/${g}/members/${u}`);
+    expect(scopesOf(u, files)).toEqual([]);
+    await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    await h.admin("DELETE", `/uflow/v2/groups/${g}`);
+    expect(scopesOf(u, files)).toEqual([]);
+  });
+
+  it.each(["suspended", "left", "invited"])("membership %s: holds nothing and is inactive; active again restores", async (status) => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    const path = `/uflow/v2/tenants/${h.workspaceId}/memberships/${u}`;
+    expect((await h.admin("PATCH", path, { status })).status).toBe(200);
+    expect(active(u)).toBe(false);
+    expect(scopesOf(u, files)).toEqual([]);
+    expect(resolver().narrow({ tenantId: h.workspaceId, resourceServerId: files, subject: user(u) }, ["files:read"])).toEqual([]);
+    await h.admin("PATCH", path, { status: "active" });
+    expect(active(u)).toBe(true);
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+  });
+
+  it("membership removed: nothing, and re-adding does not bring the old binding back", async () => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    await h.admin("DELETE", `/uflow/v2/tenants/${h.workspaceId}/memberships/${u}`);
+    expect(active(u)).toBe(false);
+    expect(scopesOf(u, files)).toEqual([]);
+    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/memberships`, { user_id: u });
+    expect(active(u)).toBe(true);
+    expect(scopesOf(u, files)).toEqual([]);
+  });
+
+  it("a membership created as invited holds nothing until made active", async () => {
+    const other = await h.createWorkspace(`invitee${++seq}@example.test`);
+    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/memberships`, { user_id: other.userId, status: "invited" });
+    await bind(`/uflow/v2/users/${other.userId}/role-bindings`);
+    expect(scopesOf(other.userId, files)).toEqual([]);
+    await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${other.userId}`, { status: "active" });
+    expect(scopesOf(other.userId, files)).toEqual(["files:read"]);
+  });
+
+  it("end user suspended and reactivated (suspend/reactivate and PATCH status)", async () => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    const path = `/uflow/v2/tenants/${h.workspaceId}/end-users/${u}`;
+    await h.admin("POST", `${path}/suspend`, { reason: "abuse" });
+    expect(active(u)).toBe(false);
+    expect(scopesOf(u, files)).toEqual([]);
+    await h.admin("POST", `${path}/reactivate`);
+    expect(active(u)).toBe(true);
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    await h.admin("PATCH", path, { status: "suspended" });
+    expect(scopesOf(u, files)).toEqual([]);
+    await h.admin("PATCH", path, { status: "active" });
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+  });
+
+  it("role grants changed (PUT) and role deleted after its bindings", async () => {
+    const u = await member();
+    const r = await role(`changing-${++seq}`, [{ resource_server_id: files, scope_ids: ["files:read"] }]);
+    const b = await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: r });
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    await h.admin("PUT", `/svc/authmgr/roles/${r}`, { name: `changing-${seq}`, grants: [{ resource_server_id: files, scope_ids: ["files:write"] }, { resource_server_id: mail, scope_ids: ["mail:send"] }] });
+    expect(scopesOf(u, files)).toEqual(["files:write"]);
+    expect(scopesOf(u, mail)).toEqual(["mail:send"]);
+    await h.admin("PUT", `/svc/authmgr/roles/${r}`, { name: `changing-${seq}`, grants: [] });
+    expect(scopesOf(u, files)).toEqual([]);
+    await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
+    expect((await h.admin("DELETE", `/svc/authmgr/roles/${r}`)).status).toBe(204);
+  });
+});
+
+describe("machine clients", () => {
+  it("hold their allowed scopes plus what their service-account bindings grant", async () => {
+    const c = await h.db.client.create({
+      data: { clientId: `svc-${++seq}`, tenantId: h.workspaceId, clientName: "svc", kind: "m2m", registrationMode: "prereg", redirectUris: [], grantTypes: ["client_credentials"], allowedScopes: ["files:read"] },
+    });
+    const subject: AccessSubject = { type: "client", clientId: c.clientId, allowedScopes: ["files:read"] };
+    const q = { tenantId: h.workspaceId, resourceServerId: files, subject };
+    expect([...resolver().scopesFor(q)]).toEqual(["files:read"]);
+    expect(resolver().isActive(q)).toBe(true);
+    const b = await bind(`/svc/clientms/clients/${c.clientId}/role-bindings`, { role_id: writer });
+    expect([...resolver().scopesFor(q)].sort()).toEqual(["files:read", "files:write"]);
+    // Another workspace's query for the same client_id gets no binding grants.
+    expect([...resolver().scopesFor({ ...q, tenantId: "00000000-0000-4000-8000-000000000000" })]).toEqual(["files:read"]);
+    await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
+    expect([...resolver().scopesFor(q)]).toEqual(["files:read"]);
+  });
+});
+
+describe("introspection seam (tokens' SubjectScopeSource)", () => {
+  it("answers null for an inactive user and the held scopes otherwise; a client gets its allowed set", async () => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    const client = { clientId: "app", allowedScopeSet: new Set(["files:read", "files:write"]) };
+    const token = { sub: u, tenant_id: h.workspaceId, sub_type: "user" };
+    expect([...resolver().allowedScopes(token, client, { id: files })!]).toEqual(["files:read"]);
+    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/end-users/${u}/suspend`, {});
+    expect(resolver().allowedScopes(token, client, { id: files })).toBeNull();
+    const machine = { sub: "app", tenant_id: h.workspaceId };
+    expect(resolver().allowedScopes(machine, client, { id: files })).toBe(client.allowedScopeSet);
+    expect(resolver().allowedScopes({ ...machine, sub_type: "robot" }, client, { id: files })).toBeNull();
+  });
+});
+
+describe("hot path: answers from memory, reloads on the access cache version", () => {
+  it("a row changed behind the services' back is not seen until the version moves (no query per call)", async () => {
+    const u = await member();
+    const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
+    await h.db.roleBinding.delete({ where: { id: b } }); // no version bump: the snapshot is not told
+    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    await h.db.cacheVersion.update({ where: { name: "access" }, data: { version: { increment: 1 } } });
+    await h.services.versions.poll(); // what another instance's change looks like here
+    expect(scopesOf(u, files)).toEqual([]);
+  });
+
+  it("a second instance on the same database catches up on its next poll", async () => {
+    const versions = new CacheVersions(h.db);
+    await versions.prime();
+    const second = new ScopeResolver(h.db, clock, versions);
+    await second.load();
+    const u = await member();
+    const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
+    const ask = () => [...second.scopesFor({ tenantId: h.workspaceId, resourceServerId: files, subject: user(u) })];
+    // The second instance has no version listener of the first: it reloads only when it polls.
+    expect(ask()).toEqual([]);
+    await versions.poll();
+    expect(ask()).toEqual(["files:read"]);
+    await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
+    expect(ask()).toEqual(["files:read"]);
+    await versions.poll();
+    expect(ask()).toEqual([]);
+  });
+});
