@@ -255,6 +255,23 @@ describe("hot path: answers from memory, reloads on the access cache version", (
     expect(scopesOf(u, files)).toEqual([]);
   });
 
+  it("a burst of reloads coalesces: the running load plus one shared follow-up", async () => {
+    let loads = 0;
+    const db = h.db;
+    const counting = new Proxy(db, {
+      get(target, prop, receiver) {
+        if (prop !== "roleBinding") return Reflect.get(target, prop, receiver);
+        const delegate = db.roleBinding;
+        return { findMany: (args: Parameters<typeof delegate.findMany>[0]) => (loads++, delegate.findMany(args)) };
+      },
+    });
+    const r = new ScopeResolver(counting, clock, new CacheVersions(db));
+    await Promise.all(Array.from({ length: 10 }, () => r.load()));
+    expect(loads).toBe(2);
+    await r.load();
+    expect(loads).toBe(3);
+  });
+
   it("a second instance on the same database catches up on its next poll", async () => {
     const versions = new CacheVersions(h.db);
     await versions.prime();

@@ -41,6 +41,8 @@ export class ScopeResolver {
   /** Load sequence numbers: a slow older load must never overwrite a newer one. */
   private started = 0;
   private applied = 0;
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -50,14 +52,38 @@ export class ScopeResolver {
     versions.on("access", () => this.load());
   }
 
-  /** (Re)builds the snapshot from the database. Called at start and by the "access" cache version. */
-  async load(): Promise<void> {
+  /**
+   * (Re)builds the snapshot from the database. Called at start and by the "access" cache version.
+   * Resolves once a load that started after this call has been applied, so a writer that awaits
+   * it sees its own commit. Writes arriving while a load runs share one follow-up load instead of
+   * starting one full load each.
+   */
+  load(): Promise<void> {
+    if (!this.running) return this.startLoad();
+    // The running load may have read before the caller's commit: queue exactly one more after it.
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.startLoad();
+      });
+    return this.queued;
+  }
+
+  private startLoad(): Promise<void> {
     const seq = ++this.started;
-    const next = await loadAccessSnapshot(this.db);
-    if (seq > this.applied) {
-      this.applied = seq;
-      this.snapshot = next;
-    }
+    const run = loadAccessSnapshot(this.db)
+      .then((next) => {
+        if (seq > this.applied) {
+          this.applied = seq;
+          this.snapshot = next;
+        }
+      })
+      .finally(() => {
+        if (this.running === run) this.running = null;
+      });
+    this.running = run;
+    return run;
   }
 
   /**
