@@ -41,6 +41,10 @@ const envSchema = z
     TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(100).max(60000).default(2000),
     // Mounts GET /bench/baseline (the benchmark's reference route); off unless explicitly "1"/"true".
     TOOLGATE_BENCH_ROUTES: z.enum(["", "0", "1", "true", "false"]).default("0").transform((v) => v === "1" || v === "true"),
+    // Rescan of an MCP server: one deadline for the whole scan (initialize + every tools/list page)
+    // and a cap on the bytes read from the upstream, so a slow or hostile server cannot hold us.
+    TOOLGATE_SCAN_TIMEOUT_MS: z.coerce.number().int().min(50).max(300000).default(15000),
+    TOOLGATE_SCAN_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -75,6 +79,8 @@ export interface Config {
   readonly cachePollMs: number;
   /** Mount the benchmark's baseline route (npm run bench sets TOOLGATE_BENCH_ROUTES=1). */
   readonly benchRoutes: boolean;
+  /** Bounds of one MCP rescan: overall deadline and bytes read from the upstream. */
+  readonly scan: { readonly timeoutMs: number; readonly maxBytes: number };
 }
 
 export class ConfigError extends Error {
@@ -118,5 +124,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.TOOLGATE_LOG_LEVEL,
     cachePollMs: e.TOOLGATE_CACHE_POLL_MS,
     benchRoutes: e.TOOLGATE_BENCH_ROUTES,
+    scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES }),
   });
 }
