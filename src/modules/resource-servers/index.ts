@@ -12,3 +12,14 @@ export {
   type UpdateResourceServerInput,
 } from "./schemas";
 export { toResourceServerView, endpointsFor, badgesOf, type ResourceServerView } from "./views";
+export { createLifecycle, type ResourceServerLifecycle, type LifecycleDeps } from "./lifecycle";
+export { SERVER_STATES, SCAN_STATUSES, stateAfterScan, activationBlockedByState, type ServerState } from "./state-machine";
+export { scanMcpServer, ScanFailure, type Scanner, type ScannedTool, type ScanOptions } from "./scan/mcp-scanner";
+export { createToolSchema, markPublicSchema, createScopeSchema, toolScopeMapSchema, toolNameSchema } from "./catalog/schemas";
+export { accessPolicySchema, FIRST_TIME_GRANTS } from "./access-policy/schemas";
+export { compileScopeMatrix, deniedTools, type ScopeMatrix } from "./policy/compile";
+export type { CompiledPolicy, PolicyDocument } from "./policy/policy-cache";
+export { DRIFT_EVENT_TYPES, type DriftEventType, type DriftPayloads } from "./drift/record";
+export type { ToolView, ScopeView, ScopeMatrixView } from "./catalog/views";
+export type { DriftEventView } from "./drift/views";
+export type { Checklist, ChecklistItem } from "./setup/checklist";

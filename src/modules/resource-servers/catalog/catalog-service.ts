@@ -1,0 +1,206 @@
+// Tools, scopes and the tool-to-scope mapping of one resource server. Every write that can change
+// the compiled policy bumps the `policies` version in its transaction and reloads this process's
+// policy cache after commit; post-activation changes write their drift events in the same
+// transaction (scope_deleted, tool_unmapped).
+import type { Db, Tx } from "../../../storage";
+import type { CacheVersions } from "../../../storage";
+import { isUniqueViolation } from "../../../storage";
+import type { Clock } from "../../../shared/clock";
+import type { IdGenerator } from "../../../shared/ids";
+import { badRequest, conflict, notFound } from "../../../shared/errors";
+import { type Actor, assertCanRead, assertCanWrite } from "../../../shared/actor";
+import type { ResourceServerService } from "../resource-server-service";
+import type { DriftRecorder } from "../drift/record";
+import { loadScopes, loadTools, type LoadedTool } from "./read";
+import type { CreateScopeInput, CreateToolInput, MarkPublicInput, ToolScopeMapInput } from "./schemas";
+import { toScopeMatrixView, toScopeView, toToolView, type ScopeMatrixView, type ScopeView, type ToolView } from "./views";
+
+export class CatalogService {
+  constructor(
+    private readonly db: Db,
+    private readonly servers: ResourceServerService,
+    private readonly versions: CacheVersions,
+    private readonly drift: DriftRecorder,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async listTools(actor: Actor, rsId: string): Promise<{ items: ToolView[]; count: number }> {
+    assertCanRead(actor);
+    await this.servers.findLive(this.db, actor, rsId);
+    const tools = await loadTools(this.db, actor.tenantId, rsId);
+    return { items: tools.map(toToolView), count: tools.length };
+  }
+
+  async listScopes(actor: Actor, rsId: string): Promise<{ items: ScopeView[]; count: number }> {
+    assertCanRead(actor);
+    await this.servers.findLive(this.db, actor, rsId);
+    const scopes = await loadScopes(this.db, actor.tenantId, rsId);
+    return { items: scopes.map((s) => toScopeView(s)), count: scopes.length };
+  }
+
+  async scopeMatrix(actor: Actor, rsId: string): Promise<ScopeMatrixView> {
+    assertCanRead(actor);
+    const rs = await this.servers.findLive(this.db, actor, rsId);
+    const [tools, scopes] = await Promise.all([loadTools(this.db, actor.tenantId, rsId), loadScopes(this.db, actor.tenantId, rsId)]);
+    return toScopeMatrixView(rs, tools, scopes);
+  }
+
+  /** A tool added by hand (source `manual`): never marked stale by a scan that does not list it. */
+  async createTool(actor: Actor, rsId: string, input: CreateToolInput): Promise<ToolView> {
+    assertCanWrite(actor);
+    const now = this.clock.now();
+    try {
+      const tool = await this.db.$transaction(async (tx) => {
+        await this.servers.findLive(tx, actor, rsId);
+        return tx.tool.create({
+          data: {
+            id: this.ids.uuid(),
+            tenantId: actor.tenantId,
+            resourceServerId: rsId,
+            name: input.name,
+            title: input.title ?? null,
+            description: input.description ?? null,
+            inputSchema: (input.input_schema as object | undefined) ?? undefined,
+            source: "manual",
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
+      });
+      return toToolView({ ...tool, scopeKeys: [] });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw conflict(`a tool named ${JSON.stringify(input.name)} already exists on this server (tool names are unique per server)`);
+      throw e;
+    }
+  }
+
+  /**
+   * Public means "no scope needed" (matrix entry []). Opening a tool needs the typed confirmation;
+   * `is_public: false` closes it again and its existing scope mappings apply once more.
+   */
+  async setPublic(actor: Actor, rsId: string, toolId: string, input: MarkPublicInput): Promise<ToolView> {
+    assertCanWrite(actor);
+    await this.db.$transaction(async (tx) => {
+      await this.servers.findLive(tx, actor, rsId);
+      const tool = await tx.tool.findFirst({ where: { id: toolId, resourceServerId: rsId, tenantId: actor.tenantId } });
+      if (!tool) throw notFound("tool");
+      if (input.confirm !== tool.name) throw badRequest("confirm: must repeat the tool name exactly");
+      await tx.tool.update({ where: { id: tool.id }, data: { isPublic: input.is_public, updatedAt: this.clock.now() } });
+      await this.versions.bump(tx, "policies");
+    });
+    await this.versions.notifyLocal("policies");
+    return toToolView(await this.loadTool(actor, rsId, toolId));
+  }
+
+  async createScope(actor: Actor, rsId: string, input: CreateScopeInput): Promise<ScopeView> {
+    assertCanWrite(actor);
+    try {
+      const scope = await this.db.$transaction(async (tx) => {
+        const rs = await this.servers.findLive(tx, actor, rsId);
+        const created = await tx.scope.create({
+          data: { id: this.ids.uuid(), tenantId: actor.tenantId, resourceServerId: rsId, key: input.id, name: input.name, description: input.description ?? null, createdAt: this.clock.now() },
+        });
+        await this.syncScopesSupported(tx, rs.id, [...(rs.scopesSupported as string[]).filter((k) => k !== input.id), input.id]);
+        return created;
+      });
+      await this.versions.notifyLocal("resource_servers", "policies");
+      return toScopeView(scope, 0);
+    } catch (e) {
+      if (isUniqueViolation(e)) throw conflict(`the scope ${JSON.stringify(input.id)} already exists on this server`);
+      throw e;
+    }
+  }
+
+  /**
+   * Deletes a scope. Tools mapped to it lose that mapping (and are denied when it was their only
+   * scope); role grants of the scope on this server go too, so re-creating a scope with the same id
+   * later does not silently revive old grants. When the server is ready: one `scope_deleted` event.
+   */
+  async deleteScope(actor: Actor, rsId: string, scopeKey: string): Promise<void> {
+    assertCanWrite(actor);
+    const now = this.clock.now();
+    await this.db.$transaction(async (tx) => {
+      const rs = await this.servers.findLive(tx, actor, rsId);
+      const scope = await tx.scope.findFirst({ where: { resourceServerId: rsId, tenantId: actor.tenantId, key: scopeKey } });
+      if (!scope) throw notFound("scope");
+      const toolsAffected = await tx.toolScope.count({ where: { scopeId: scope.id } });
+      await tx.scope.delete({ where: { id: scope.id } }); // cascades to its ToolScope rows
+      await tx.roleGrant.deleteMany({ where: { tenantId: actor.tenantId, resourceServerId: rsId, scopeKey } });
+      await this.syncScopesSupported(tx, rs.id, (rs.scopesSupported as string[]).filter((k) => k !== scopeKey));
+      await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "scope_deleted", [
+        { prior_scope_id: scope.key, prior_scope_name: scope.name, tools_affected: toolsAffected },
+      ]);
+      await this.versions.bump(tx, "access");
+    });
+    await this.versions.notifyLocal("resource_servers", "policies", "access");
+  }
+
+  /**
+   * Bulk mapping, all-or-nothing: every tool and scope named must exist, or nothing changes and the
+   * 400 names the first unknown one. Each listed tool's scopes are replaced by `scope_ids`; an empty
+   * list unmaps the tool (it does not make it public, which needs the typed confirmation). Giving a
+   * public tool scopes closes it (tightening needs no confirmation). After activation, every removed
+   * (tool, scope) pair is a `tool_unmapped` event.
+   */
+  async setToolScopeMap(actor: Actor, rsId: string, input: ToolScopeMapInput): Promise<ScopeMatrixView> {
+    assertCanWrite(actor);
+    const now = this.clock.now();
+    await this.db.$transaction(async (tx) => {
+      const rs = await this.servers.findLive(tx, actor, rsId);
+      // Sequential: one transaction is one connection.
+      const tools = await loadTools(tx, actor.tenantId, rsId);
+      const scopes = await loadScopes(tx, actor.tenantId, rsId);
+      const plan = planMapping(input, tools, new Map(scopes.map((s) => [s.key, s.id])));
+      const removedPairs: { tool_name: string; prior_scope_id: string }[] = [];
+      for (const { tool, desired } of plan) {
+        const removed = tool.scopeKeys.filter((k) => !desired.has(k));
+        const added = [...desired].filter((k) => !tool.scopeKeys.includes(k));
+        if (removed.length > 0) {
+          const removedIds = removed.map((k) => scopes.find((s) => s.key === k)!.id);
+          await tx.toolScope.deleteMany({ where: { toolId: tool.id, scopeId: { in: removedIds } } });
+          for (const k of removed) removedPairs.push({ tool_name: tool.name, prior_scope_id: k });
+        }
+        if (added.length > 0) {
+          await tx.toolScope.createMany({ data: added.map((k) => ({ toolId: tool.id, scopeId: scopes.find((s) => s.key === k)!.id, tenantId: actor.tenantId })) });
+        }
+        if (tool.isPublic && desired.size > 0) await tx.tool.update({ where: { id: tool.id }, data: { isPublic: false, updatedAt: now } });
+      }
+      await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "tool_unmapped", removedPairs);
+      await this.versions.bump(tx, "policies");
+    });
+    await this.versions.notifyLocal("policies");
+    return this.scopeMatrix(actor, rsId);
+  }
+
+  private async loadTool(actor: Actor, rsId: string, toolId: string): Promise<LoadedTool> {
+    const tool = (await loadTools(this.db, actor.tenantId, rsId)).find((t) => t.id === toolId);
+    if (!tool) throw notFound("tool");
+    return tool;
+  }
+
+  /** scopes_supported of the server mirrors its scope records. */
+  private async syncScopesSupported(tx: Tx, rsId: string, keys: string[]): Promise<void> {
+    await tx.resourceServer.update({ where: { id: rsId }, data: { scopesSupported: keys, updatedAt: this.clock.now() } });
+    await this.versions.bump(tx, "resource_servers");
+  }
+}
+
+/** Resolves a mapping request against the server's tools and scopes, or throws the 400. */
+function planMapping(input: ToolScopeMapInput, tools: LoadedTool[], scopeIds: Map<string, string>) {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byId = new Map(tools.map((t) => [t.id, t]));
+  const seen = new Set<string>();
+  return input.mappings.map((m, i) => {
+    const tool = m.tool_id !== undefined ? byId.get(m.tool_id) : byName.get(m.tool_name!);
+    if (!tool) {
+      const field = m.tool_id !== undefined ? "tool_id" : "tool_name";
+      throw badRequest(`mappings.${i}.${field}: unknown tool ${JSON.stringify(m.tool_id ?? m.tool_name)} on this server`);
+    }
+    if (seen.has(tool.id)) throw badRequest(`mappings.${i}: the tool ${JSON.stringify(tool.name)} is listed twice`);
+    seen.add(tool.id);
+    const unknown = m.scope_ids.find((k) => !scopeIds.has(k));
+    if (unknown !== undefined) throw badRequest(`mappings.${i}.scope_ids: unknown scope ${JSON.stringify(unknown)} on this server`);
+    return { tool, desired: new Set(m.scope_ids) };
+  });
+}

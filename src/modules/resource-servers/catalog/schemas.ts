@@ -1,0 +1,67 @@
+// Input of the tool and scope endpoints (zod, strict: unknown fields are a 400 naming them).
+import { z } from "zod";
+import { nameSchema, scopeTokenSchema } from "../schemas";
+
+/**
+ * A tool name as MCP servers publish it: 1-256 characters, no control characters, no surrounding
+ * blanks. Case-sensitive and kept exactly, since it is the key of the scope matrix.
+ */
+export const toolNameSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(256)
+  .refine((v) => !/[\x00-\x1f\x7f]/.test(v), "must not contain control characters")
+  .refine((v) => v.trim() === v, "must not start or end with blanks");
+
+/** An MCP input schema is a JSON Schema object whose type is "object". */
+export const inputSchemaSchema = z
+  .record(z.string(), z.unknown())
+  .refine((s) => s.type === undefined || s.type === "object", 'must be a JSON Schema with type "object"');
+
+export const createToolSchema = z
+  .object({
+    name: toolNameSchema,
+    title: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(10_000).optional(),
+    input_schema: inputSchemaSchema.optional(),
+  })
+  .strict();
+export type CreateToolInput = z.infer<typeof createToolSchema>;
+
+/** Typed confirmation: the administrator repeats the tool's name (DESIGN.md). */
+export const markPublicSchema = z
+  .object({
+    confirm: z.string({ error: "must repeat the tool name" }).min(1).max(256),
+    is_public: z.boolean().default(true),
+  })
+  .strict();
+export type MarkPublicInput = z.infer<typeof markPublicSchema>;
+
+export const createScopeSchema = z
+  .object({
+    id: scopeTokenSchema,
+    name: nameSchema,
+    description: z.string().max(1000).optional(),
+  })
+  .strict();
+export type CreateScopeInput = z.infer<typeof createScopeSchema>;
+
+const uniqueScopeIds = z
+  .array(scopeTokenSchema)
+  .max(100)
+  .refine((a) => new Set(a).size === a.length, "must not contain duplicates");
+
+export const toolScopeMapSchema = z
+  .object({
+    mappings: z
+      .array(
+        z
+          .object({ tool_name: toolNameSchema.optional(), tool_id: z.string().uuid("must be a UUID").optional(), scope_ids: uniqueScopeIds })
+          .strict()
+          .refine((m) => (m.tool_name === undefined) !== (m.tool_id === undefined), "give exactly one of tool_name or tool_id"),
+      )
+      .min(1, "must list at least one tool")
+      .max(2000),
+  })
+  .strict();
+export type ToolScopeMapInput = z.infer<typeof toolScopeMapSchema>;

@@ -1,0 +1,180 @@
+// Rescan: claim the server, run the MCP scan outside any transaction, then record the outcome.
+//
+// Claim: one conditional UPDATE (compare-and-set on last_scan_status) is the lock, so two
+// rescans, in one process or in several instances, cannot both run; the loser gets 409. A claim
+// older than the scan deadline plus a grace period is abandoned (its process died mid-scan) and
+// may be taken over; start-up also releases such claims, so no server stays in_progress forever.
+// Record: guarded by the claim's start time, so a scan that was declared abandoned and overtaken
+// cannot write over the newer one, and `scan_generation` is bumped by the database, never by us.
+import type { Db, Tx } from "../../../storage";
+import type { CacheVersions } from "../../../storage";
+import type { Clock } from "../../../shared/clock";
+import type { IdGenerator } from "../../../shared/ids";
+import type { Logger } from "../../../shared/logger";
+import { DomainError, conflict } from "../../../shared/errors";
+import { type Actor, assertCanWrite } from "../../../shared/actor";
+import type { ResourceServerService } from "../resource-server-service";
+import type { ResourceServerView } from "../views";
+import { asState, stateAfterScan } from "../state-machine";
+import { ScanFailure, type ScannedTool, type Scanner } from "./mcp-scanner";
+
+export interface ScanLimits {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/** How long past its deadline an in_progress claim is presumed dead. */
+export const ABANDON_GRACE_MS = 30_000;
+
+export class ScanService {
+  constructor(
+    private readonly db: Db,
+    private readonly servers: ResourceServerService,
+    private readonly versions: CacheVersions,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly logger: Logger,
+    private readonly limits: ScanLimits,
+    private readonly scanner: Scanner,
+  ) {}
+
+  private abandonedBefore(now: Date): Date {
+    return new Date(now.getTime() - this.limits.timeoutMs - ABANDON_GRACE_MS);
+  }
+
+  async rescan(actor: Actor, rsId: string, input: { mcp_token?: string }): Promise<ResourceServerView> {
+    assertCanWrite(actor);
+    const rs = await this.servers.findLive(this.db, actor, rsId);
+    const claimedAt = await this.claim(actor.tenantId, rsId);
+    let tools: ScannedTool[];
+    try {
+      tools = await this.scanner(rs.resourceUrl, { timeoutMs: this.limits.timeoutMs, maxBytes: this.limits.maxBytes, bearerToken: input.mcp_token });
+    } catch (e) {
+      const reason = e instanceof ScanFailure ? e.reason : "internal error while scanning";
+      if (!(e instanceof ScanFailure)) this.logger.error({ err: e, rsId }, "scan crashed");
+      await this.recordFailure(rsId, claimedAt, reason);
+      throw new DomainError("upstream_failed", "the scan of the MCP server failed", { failure_reason: reason });
+    }
+    try {
+      await this.recordSuccess(rsId, claimedAt, tools);
+    } catch (e) {
+      // Do not leave the claim behind when writing the result itself failed (e.g. the database).
+      if (!(e instanceof DomainError)) await this.recordFailure(rsId, claimedAt, "internal error while recording the scan result").catch(() => undefined);
+      throw e;
+    }
+    return this.servers.get(actor, rsId);
+  }
+
+  /** Compare-and-set: only one caller turns the server in_progress. */
+  private async claim(tenantId: string, rsId: string): Promise<Date> {
+    const now = this.clock.now();
+    const { count } = await this.db.resourceServer.updateMany({
+      where: {
+        id: rsId,
+        tenantId,
+        deletedAt: null,
+        OR: [{ lastScanStatus: null }, { lastScanStatus: { not: "in_progress" } }, { scanStartedAt: null }, { scanStartedAt: { lt: this.abandonedBefore(now) } }],
+      },
+      data: { lastScanStatus: "in_progress", scanStartedAt: now },
+    });
+    if (count === 0) throw conflict("a scan of this server is already running; try again when it has finished");
+    return now;
+  }
+
+  private claimedBy(rsId: string, claimedAt: Date) {
+    return { id: rsId, deletedAt: null, lastScanStatus: "in_progress", scanStartedAt: claimedAt };
+  }
+
+  private async recordSuccess(rsId: string, claimedAt: Date, tools: ScannedTool[]): Promise<void> {
+    const now = this.clock.now();
+    await this.db.$transaction(async (tx) => {
+      const owned = await tx.resourceServer.updateMany({
+        where: this.claimedBy(rsId, claimedAt),
+        data: { scanGeneration: { increment: 1 }, lastScanStatus: "success", scanStartedAt: null, updatedAt: now },
+      });
+      if (owned.count === 0) throw conflict("this scan was overtaken by a newer scan or the server was deleted; its result was discarded");
+      const rs = await tx.resourceServer.findUniqueOrThrow({ where: { id: rsId } });
+      const generation = rs.scanGeneration;
+      await tx.resourceServer.update({ where: { id: rsId }, data: { lastSuccessfulGeneration: generation, state: stateAfterScan(asState(rs.state), "success") } });
+      await this.upsertTools(tx, rs.tenantId, rsId, tools, generation, now);
+      // Tools the scan saw before but not now: stale, not deleted (their mappings stay).
+      await tx.tool.updateMany({
+        where: { resourceServerId: rsId, lastSeenGeneration: { gt: 0, lt: generation }, stale: false },
+        data: { stale: true, updatedAt: now },
+      });
+      await this.versions.bump(tx, "resource_servers");
+      await this.versions.bump(tx, "policies");
+    });
+    await this.versions.notifyLocal("resource_servers", "policies");
+  }
+
+  private async upsertTools(tx: Tx, tenantId: string, rsId: string, tools: ScannedTool[], generation: number, now: Date): Promise<void> {
+    const existing = new Map((await tx.tool.findMany({ where: { resourceServerId: rsId }, select: { id: true, name: true } })).map((t) => [t.name, t.id]));
+    const fresh = tools.filter((t) => !existing.has(t.name));
+    if (fresh.length > 0) {
+      await tx.tool.createMany({
+        data: fresh.map((t) => ({ id: this.ids.uuid(), tenantId, resourceServerId: rsId, source: "scan", createdAt: now, ...this.scannedFields(t, generation, now) })),
+      });
+    }
+    // The scan is the authority on what the server says about a tool it lists, whatever the source.
+    for (const t of tools) {
+      const id = existing.get(t.name);
+      if (id) await tx.tool.update({ where: { id }, data: this.scannedFields(t, generation, now) });
+    }
+  }
+
+  private scannedFields(t: ScannedTool, generation: number, now: Date) {
+    return {
+      name: t.name,
+      title: t.title ?? null,
+      description: t.description ?? null,
+      inputSchema: (t.inputSchema as object | undefined) ?? undefined,
+      annotations: (t.annotations as object | undefined) ?? undefined,
+      lastSeenGeneration: generation,
+      stale: false,
+      updatedAt: now,
+    };
+  }
+
+  private async recordFailure(rsId: string, claimedAt: Date, reason: string): Promise<void> {
+    const changed = await this.db.$transaction(async (tx) => {
+      const rs = await tx.resourceServer.findFirst({ where: this.claimedBy(rsId, claimedAt) });
+      if (!rs) return false; // overtaken: the newer scan owns the outcome
+      await tx.resourceServer.updateMany({
+        where: this.claimedBy(rsId, claimedAt),
+        data: { lastScanStatus: "failed", lastScanError: reason, scanStartedAt: null, state: stateAfterScan(asState(rs.state), "failure"), updatedAt: this.clock.now() },
+      });
+      await this.versions.bump(tx, "resource_servers");
+      return true;
+    });
+    if (changed) await this.versions.notifyLocal("resource_servers");
+  }
+
+  /**
+   * Start-up: claims left by a process that died mid-scan become failed scans (state per the
+   * table). Claims still inside their deadline may belong to another live instance: left alone.
+   */
+  async releaseAbandonedScans(): Promise<number> {
+    const stuck = await this.db.resourceServer.findMany({
+      where: { lastScanStatus: "in_progress", OR: [{ scanStartedAt: null }, { scanStartedAt: { lt: this.abandonedBefore(this.clock.now()) } }] },
+      select: { id: true, scanStartedAt: true },
+    });
+    for (const s of stuck) {
+      await this.recordFailureUnchecked(s.id, s.scanStartedAt);
+    }
+    return stuck.length;
+  }
+
+  private async recordFailureUnchecked(rsId: string, startedAt: Date | null): Promise<void> {
+    const reason = "scan interrupted: the process running it stopped before it finished";
+    await this.db.$transaction(async (tx) => {
+      const rs = await tx.resourceServer.findFirst({ where: { id: rsId, lastScanStatus: "in_progress", scanStartedAt: startedAt } });
+      if (!rs) return;
+      await tx.resourceServer.updateMany({
+        where: { id: rsId, lastScanStatus: "in_progress", scanStartedAt: startedAt },
+        data: { lastScanStatus: "failed", lastScanError: reason, scanStartedAt: null, state: stateAfterScan(asState(rs.state), "failure") },
+      });
+      await this.versions.bump(tx, "resource_servers");
+    });
+  }
+}
