@@ -1,0 +1,49 @@
+// Admin REST for the lifecycle of a resource server: rescan, setup checklist, validate,
+// activation preview, activation, test-login, access policy, and approval of a client's staged
+// redirect URIs. Thin: parse (zod), call one service method, answer.
+import { Router } from "express";
+import { z } from "zod";
+import { accessPolicySchema, type ResourceServerLifecycle } from "../modules/resource-servers";
+import { actorOf } from "./admin-auth";
+import { idParams } from "./resource-servers";
+import { parseWith } from "./validation";
+
+const rescanBody = z.object({ mcp_token: z.string().min(1, "must not be empty").max(8192).optional() }).strict();
+const clientParams = idParams.extend({ client_id: z.string().min(1).max(2048) });
+
+export function lifecycleRouter(l: ResourceServerLifecycle): Router {
+  const r = Router();
+  const base = "/svc/resource-servers/:id";
+
+  r.post(`${base}/rescan`, async (req, res) => {
+    const { id } = parseWith(idParams, req.params);
+    res.json(await l.scans.rescan(actorOf(res), id, parseWith(rescanBody, req.body)));
+  });
+  r.get(`${base}/setup`, async (req, res) => {
+    res.json(await l.setup.setup(actorOf(res), parseWith(idParams, req.params).id));
+  });
+  r.post(`${base}/validate`, async (req, res) => {
+    res.json(await l.setup.validate(actorOf(res), parseWith(idParams, req.params).id));
+  });
+  r.get(`${base}/activation-preview`, async (req, res) => {
+    res.json(await l.setup.activationPreview(actorOf(res), parseWith(idParams, req.params).id));
+  });
+  r.post(`${base}/activate`, async (req, res) => {
+    res.json(await l.setup.activate(actorOf(res), parseWith(idParams, req.params).id));
+  });
+  r.post(`${base}/test-login`, async (req, res) => {
+    res.json(await l.setup.testLogin(actorOf(res), parseWith(idParams, req.params).id));
+  });
+  r.get(`${base}/access-policy`, async (req, res) => {
+    res.json(await l.accessPolicy.get(actorOf(res), parseWith(idParams, req.params).id));
+  });
+  r.put(`${base}/access-policy`, async (req, res) => {
+    const { id } = parseWith(idParams, req.params);
+    res.json(await l.accessPolicy.put(actorOf(res), id, parseWith(accessPolicySchema, req.body)));
+  });
+  r.put(`${base}/clients/:client_id/approve-redirects`, async (req, res) => {
+    const { id, client_id } = parseWith(clientParams, req.params);
+    res.json(await l.redirects.approve(actorOf(res), id, client_id));
+  });
+  return r;
+}

@@ -1,0 +1,74 @@
+// Runtime endpoints for resource servers (spec: Basic `rs_id:introspection_secret` only). Mounted
+// above the admin-JWT middleware and above the global body parsers: the manifest has its own,
+// larger size limit, and credentials are checked before any body is read.
+//
+// GET sdk-policy is a hot path: credentials are checked against the in-memory registry (HMAC,
+// constant time) and the answer is a prebuilt buffer with a strong ETag; no database query, no
+// JSON serialization per request. `If-None-Match` answers 304.
+import express, { Router, type Request, type Response } from "express";
+import type { RegisteredServer, ResourceServerRegistry, ResourceServerLifecycle } from "../modules/resource-servers";
+import { parseBasicAuth } from "./basic-auth";
+
+/** A manifest carries every tool with its input schema: larger than admin JSON, still bounded. */
+export const MANIFEST_BODY_LIMIT = "1mb";
+
+const CHALLENGE = 'Basic realm="toolgate-runtime", charset="UTF-8"';
+
+function authenticate(registry: ResourceServerRegistry, req: Request, res: Response): RegisteredServer | undefined {
+  const creds = parseBasicAuth(req.headers.authorization);
+  const rs = creds ? registry.authenticate(creds.id, creds.secret) : undefined;
+  // The path must name the server the credentials belong to: one server's secret reads nothing else.
+  if (!rs || rs.id !== req.params.id) {
+    res.status(401).set("WWW-Authenticate", CHALLENGE).json({ error: "invalid resource server credentials" });
+    return undefined;
+  }
+  return rs;
+}
+
+/** RFC 9110 §13.1.2: a list of entity tags or "*"; weak comparison is fine for GET. */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+}
+
+export function runtimeRouter(registry: ResourceServerRegistry, lifecycle: Pick<ResourceServerLifecycle, "runtime">): Router {
+  const r = Router();
+  const { runtime } = lifecycle;
+
+  r.get("/svc/resource-servers/:id/sdk-policy", (req, res) => {
+    const rs = authenticate(registry, req, res);
+    if (!rs) return;
+    const policy = runtime.policy(rs);
+    res.setHeader("ETag", policy.etag);
+    // Runtimes may keep the document, but must revalidate (cheap with If-None-Match) before reuse.
+    res.setHeader("Cache-Control", "no-cache");
+    if (etagMatches(req.headers["if-none-match"], policy.etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.setHeader("Content-Type", "application/json; charset=utf-8");
+    res.setHeader("Content-Length", policy.bytes.length);
+    res.status(200).end(policy.bytes);
+  });
+
+  const manifestBody = express.json({ limit: MANIFEST_BODY_LIMIT });
+  r.put(
+    "/svc/resource-servers/:id/sdk-manifest",
+    (req, res, next) => {
+      const rs = authenticate(registry, req, res);
+      if (!rs) return;
+      if (!req.is("application/json")) {
+        res.status(415).json({ error: "the manifest must be sent as application/json" });
+        return;
+      }
+      res.locals.runtimeServer = rs;
+      next();
+    },
+    manifestBody,
+    async (req, res) => {
+      res.json(await runtime.pushManifest(res.locals.runtimeServer as RegisteredServer, req.body));
+    },
+  );
+  return r;
+}
