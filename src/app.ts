@@ -12,7 +12,7 @@ import { JwtService, KeyStore } from "./modules/tokens";
 import { TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
-import { ResourceServerRegistry, ResourceServerService } from "./modules/resource-servers";
+import { ResourceServerRegistry, ResourceServerService, createLifecycle, type ResourceServerLifecycle } from "./modules/resource-servers";
 import type { ClientService } from "./modules/clients";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
@@ -22,6 +22,10 @@ import { healthRouter } from "./rest/health";
 import { authRouter } from "./rest/auth";
 import { usersRouter } from "./rest/users";
 import { resourceServersRouter } from "./rest/resource-servers";
+import { lifecycleRouter } from "./rest/lifecycle";
+import { toolsScopesRouter } from "./rest/tools-scopes";
+import { driftRouter } from "./rest/drift";
+import { runtimeRouter } from "./rest/runtime";
 import { oauthRouter } from "./rest/oauth";
 import { discoveryRouter } from "./rest/discovery";
 import { clientsRouter } from "./rest/clients";
@@ -61,6 +65,8 @@ export interface Services {
   rbac: RbacServices;
   registry: ResourceServerRegistry;
   resourceServers: ResourceServerService;
+  /** Scan, tools and scopes, setup and activation, access policy, runtime policy, drift events. */
+  lifecycle: ResourceServerLifecycle;
   /** Pre-registered OAuth clients (admin side). */
   clients: ClientService;
   /** Token endpoint, introspection, revocation, discovery metadata and their in-memory caches. */
@@ -89,6 +95,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const registry = new ResourceServerRegistry(deps.db, secretPepper, versions);
   await registry.load();
   const resourceServers = new ResourceServerService(deps.db, registry, versions, secretPepper, deps.config.publicUrl, clock, ids);
+  const lifecycle = await createLifecycle({ db: deps.db, versions, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
   const { clients, oauth } = await createOAuth({
     db: deps.db,
     versions,
@@ -118,6 +125,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     rbac,
     registry,
     resourceServers,
+    lifecycle,
     clients,
     oauth,
   };
@@ -130,6 +138,9 @@ export function createHttpApp(services: Services): Express {
   app.set("trust proxy", false);
   app.set("etag", false);
   app.use(requestLog(logger));
+  // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
+  // own limit) and before the admin JWT middleware.
+  app.use(runtimeRouter(services.registry, services.lifecycle));
 
   // Bodies: OAuth endpoints take forms (RFC 6749 §4.1.3), everything else JSON; both size-limited.
   app.use(express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 50 }));
@@ -147,6 +158,9 @@ export function createHttpApp(services: Services): Express {
   app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy));
   app.use(usersRouter(tenancy));
   app.use(resourceServersRouter(resourceServers));
+  app.use(lifecycleRouter(services.lifecycle));
+  app.use(toolsScopesRouter(services.lifecycle));
+  app.use(driftRouter(services.lifecycle));
   app.use(clientsRouter(services.clients));
   app.use(membershipsRouter(services.memberships));
   app.use(endUsersRouter(services.endUsers));
