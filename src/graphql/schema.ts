@@ -1,0 +1,13 @@
+// Builds the cockpit schema. Every type file registers itself on the shared builder when it is
+// imported, so adding an entity is one file in ./types and one import line below.
+import { builder } from "./builder";
+import "./types/root";
+import "./types/scalars";
+import "./types/enums";
+import "./types/workspace";
+import "./types/resource-server";
+import "./types/resource-server-mutations";
+import "./types/client";
+import "./types/client-mutations";
+
+export const schema = builder.toSchema();
