@@ -18,6 +18,7 @@ import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
 import { adminAuth } from "./rest/admin-auth";
+import { GRAPHQL_PATH, createGraphQLServer } from "./graphql/server";
 import { healthRouter } from "./rest/health";
 import { authRouter } from "./rest/auth";
 import { usersRouter } from "./rest/users";
@@ -152,6 +153,9 @@ export function createHttpApp(services: Services): Express {
   app.use(discoveryRouter(services.oauth.metadata, services.keys));
   app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }));
   if (services.config.benchRoutes) app.use(benchBaselineRouter());
+
+  // The cockpit graph authenticates the same admin JWT itself, per request (src/graphql/context.ts).
+  app.use(GRAPHQL_PATH, createGraphQLServer(services));
 
   // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
   // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
