@@ -1,0 +1,52 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "mutation RegisterResourceServer($input: RegisterResourceServerInput!) {\n  registerResourceServer(input: $input) {\n    introspectionSecret\n    resourceServer {\n      ...ResourceServerFields\n    }\n  }\n}\n\nmutation RotateIntrospectionSecret($id: ID!) {\n  rotateIntrospectionSecret(id: $id) {\n    introspectionSecret\n    rotatedAt\n    resourceServer {\n      id\n      updatedAt\n    }\n  }\n}\n\nmutation PreRegisterClient($resourceServerId: ID!, $input: PreRegisterClientInput!) {\n  preRegisterClient(resourceServerId: $resourceServerId, input: $input) {\n    clientId\n    clientSecret\n    client {\n      ...ClientFields\n    }\n  }\n}": typeof types.RegisterResourceServerDocument,
+    "query Workspace {\n  workspace {\n    id\n    name\n    viewerRole\n    createdAt\n  }\n}\n\nfragment ResourceServerFields on ResourceServer {\n  id\n  workspaceId\n  name\n  publicBaseUrl\n  protectedBasePath\n  resourceUrl\n  validationMode\n  scopesSupported\n  registrationModes\n  state\n  scanGeneration\n  lastSuccessfulGeneration\n  lastScanStatus\n  lastScanError\n  setupCompletedAt\n  setupCompletedBy\n  createdAt\n  updatedAt\n  badges {\n    discovered\n    notLaunched\n  }\n  endpoints {\n    issuerUrl\n    jwksUri\n    introspectionEndpoint\n    resourceUrl\n    scopeMatrixUrl\n    manifestUrl\n  }\n}\n\nfragment ClientFields on Client {\n  id\n  clientId\n  workspaceId\n  resourceServerId\n  clientName\n  description\n  kind\n  registrationMode\n  status\n  tokenEndpointAuthMethod\n  redirectUris\n  stagedRedirectUris\n  grantTypes\n  allowedScopes\n  tokenLifetime\n  metadataUrl\n  createdAt\n  updatedAt\n  revokedAt\n  lastUsedAt\n}\n\nquery ResourceServers {\n  resourceServers {\n    ...ResourceServerFields\n    clientCounts {\n      total\n      pending\n      approved\n      revoked\n    }\n    clients {\n      ...ClientFields\n    }\n  }\n}\n\nquery ResourceServer($id: ID!, $status: ClientStatus, $kind: ClientKind) {\n  resourceServer(id: $id) {\n    ...ResourceServerFields\n    clients(status: $status, kind: $kind) {\n      clientId\n      clientName\n      kind\n      status\n    }\n  }\n}": typeof types.WorkspaceDocument,
+};
+const documents: Documents = {
+    "mutation RegisterResourceServer($input: RegisterResourceServerInput!) {\n  registerResourceServer(input: $input) {\n    introspectionSecret\n    resourceServer {\n      ...ResourceServerFields\n    }\n  }\n}\n\nmutation RotateIntrospectionSecret($id: ID!) {\n  rotateIntrospectionSecret(id: $id) {\n    introspectionSecret\n    rotatedAt\n    resourceServer {\n      id\n      updatedAt\n    }\n  }\n}\n\nmutation PreRegisterClient($resourceServerId: ID!, $input: PreRegisterClientInput!) {\n  preRegisterClient(resourceServerId: $resourceServerId, input: $input) {\n    clientId\n    clientSecret\n    client {\n      ...ClientFields\n    }\n  }\n}": types.RegisterResourceServerDocument,
+    "query Workspace {\n  workspace {\n    id\n    name\n    viewerRole\n    createdAt\n  }\n}\n\nfragment ResourceServerFields on ResourceServer {\n  id\n  workspaceId\n  name\n  publicBaseUrl\n  protectedBasePath\n  resourceUrl\n  validationMode\n  scopesSupported\n  registrationModes\n  state\n  scanGeneration\n  lastSuccessfulGeneration\n  lastScanStatus\n  lastScanError\n  setupCompletedAt\n  setupCompletedBy\n  createdAt\n  updatedAt\n  badges {\n    discovered\n    notLaunched\n  }\n  endpoints {\n    issuerUrl\n    jwksUri\n    introspectionEndpoint\n    resourceUrl\n    scopeMatrixUrl\n    manifestUrl\n  }\n}\n\nfragment ClientFields on Client {\n  id\n  clientId\n  workspaceId\n  resourceServerId\n  clientName\n  description\n  kind\n  registrationMode\n  status\n  tokenEndpointAuthMethod\n  redirectUris\n  stagedRedirectUris\n  grantTypes\n  allowedScopes\n  tokenLifetime\n  metadataUrl\n  createdAt\n  updatedAt\n  revokedAt\n  lastUsedAt\n}\n\nquery ResourceServers {\n  resourceServers {\n    ...ResourceServerFields\n    clientCounts {\n      total\n      pending\n      approved\n      revoked\n    }\n    clients {\n      ...ClientFields\n    }\n  }\n}\n\nquery ResourceServer($id: ID!, $status: ClientStatus, $kind: ClientKind) {\n  resourceServer(id: $id) {\n    ...ResourceServerFields\n    clients(status: $status, kind: $kind) {\n      clientId\n      clientName\n      kind\n      status\n    }\n  }\n}": types.WorkspaceDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "mutation RegisterResourceServer($input: RegisterResourceServerInput!) {\n  registerResourceServer(input: $input) {\n    introspectionSecret\n    resourceServer {\n      ...ResourceServerFields\n    }\n  }\n}\n\nmutation RotateIntrospectionSecret($id: ID!) {\n  rotateIntrospectionSecret(id: $id) {\n    introspectionSecret\n    rotatedAt\n    resourceServer {\n      id\n      updatedAt\n    }\n  }\n}\n\nmutation PreRegisterClient($resourceServerId: ID!, $input: PreRegisterClientInput!) {\n  preRegisterClient(resourceServerId: $resourceServerId, input: $input) {\n    clientId\n    clientSecret\n    client {\n      ...ClientFields\n    }\n  }\n}"): (typeof documents)["mutation RegisterResourceServer($input: RegisterResourceServerInput!) {\n  registerResourceServer(input: $input) {\n    introspectionSecret\n    resourceServer {\n      ...ResourceServerFields\n    }\n  }\n}\n\nmutation RotateIntrospectionSecret($id: ID!) {\n  rotateIntrospectionSecret(id: $id) {\n    introspectionSecret\n    rotatedAt\n    resourceServer {\n      id\n      updatedAt\n    }\n  }\n}\n\nmutation PreRegisterClient($resourceServerId: ID!, $input: PreRegisterClientInput!) {\n  preRegisterClient(resourceServerId: $resourceServerId, input: $input) {\n    clientId\n    clientSecret\n    client {\n      ...ClientFields\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query Workspace {\n  workspace {\n    id\n    name\n    viewerRole\n    createdAt\n  }\n}\n\nfragment ResourceServerFields on ResourceServer {\n  id\n  workspaceId\n  name\n  publicBaseUrl\n  protectedBasePath\n  resourceUrl\n  validationMode\n  scopesSupported\n  registrationModes\n  state\n  scanGeneration\n  lastSuccessfulGeneration\n  lastScanStatus\n  lastScanError\n  setupCompletedAt\n  setupCompletedBy\n  createdAt\n  updatedAt\n  badges {\n    discovered\n    notLaunched\n  }\n  endpoints {\n    issuerUrl\n    jwksUri\n    introspectionEndpoint\n    resourceUrl\n    scopeMatrixUrl\n    manifestUrl\n  }\n}\n\nfragment ClientFields on Client {\n  id\n  clientId\n  workspaceId\n  resourceServerId\n  clientName\n  description\n  kind\n  registrationMode\n  status\n  tokenEndpointAuthMethod\n  redirectUris\n  stagedRedirectUris\n  grantTypes\n  allowedScopes\n  tokenLifetime\n  metadataUrl\n  createdAt\n  updatedAt\n  revokedAt\n  lastUsedAt\n}\n\nquery ResourceServers {\n  resourceServers {\n    ...ResourceServerFields\n    clientCounts {\n      total\n      pending\n      approved\n      revoked\n    }\n    clients {\n      ...ClientFields\n    }\n  }\n}\n\nquery ResourceServer($id: ID!, $status: ClientStatus, $kind: ClientKind) {\n  resourceServer(id: $id) {\n    ...ResourceServerFields\n    clients(status: $status, kind: $kind) {\n      clientId\n      clientName\n      kind\n      status\n    }\n  }\n}"): (typeof documents)["query Workspace {\n  workspace {\n    id\n    name\n    viewerRole\n    createdAt\n  }\n}\n\nfragment ResourceServerFields on ResourceServer {\n  id\n  workspaceId\n  name\n  publicBaseUrl\n  protectedBasePath\n  resourceUrl\n  validationMode\n  scopesSupported\n  registrationModes\n  state\n  scanGeneration\n  lastSuccessfulGeneration\n  lastScanStatus\n  lastScanError\n  setupCompletedAt\n  setupCompletedBy\n  createdAt\n  updatedAt\n  badges {\n    discovered\n    notLaunched\n  }\n  endpoints {\n    issuerUrl\n    jwksUri\n    introspectionEndpoint\n    resourceUrl\n    scopeMatrixUrl\n    manifestUrl\n  }\n}\n\nfragment ClientFields on Client {\n  id\n  clientId\n  workspaceId\n  resourceServerId\n  clientName\n  description\n  kind\n  registrationMode\n  status\n  tokenEndpointAuthMethod\n  redirectUris\n  stagedRedirectUris\n  grantTypes\n  allowedScopes\n  tokenLifetime\n  metadataUrl\n  createdAt\n  updatedAt\n  revokedAt\n  lastUsedAt\n}\n\nquery ResourceServers {\n  resourceServers {\n    ...ResourceServerFields\n    clientCounts {\n      total\n      pending\n      approved\n      revoked\n    }\n    clients {\n      ...ClientFields\n    }\n  }\n}\n\nquery ResourceServer($id: ID!, $status: ClientStatus, $kind: ClientKind) {\n  resourceServer(id: $id) {\n    ...ResourceServerFields\n    clients(status: $status, kind: $kind) {\n      clientId\n      clientName\n      kind\n      status\n    }\n  }\n}"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;
