@@ -13,7 +13,8 @@ import { TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, type ResourceServerLifecycle } from "./modules/resource-servers";
-import type { ClientService } from "./modules/clients";
+import { findClientForSignIn, type ClientService } from "./modules/clients";
+import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
@@ -37,6 +38,7 @@ import { rolesRouter } from "./rest/roles";
 import { groupsRouter } from "./rest/groups";
 import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
+import { authorizeRouter } from "./rest/authorize";
 
 export interface AppDeps {
   config: Config;
@@ -72,6 +74,8 @@ export interface Services {
   clients: ClientService;
   /** Token endpoint, introspection, revocation, discovery metadata and their in-memory caches. */
   oauth: OAuthServices;
+  /** End-user sign-in: authorization endpoint pages, codes, refresh tokens, first-time grant. */
+  signin: SignInServices;
 }
 
 /** Request body limits: admin JSON and OAuth forms are small; manifests get a larger, explicit limit. */
@@ -97,6 +101,27 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   await registry.load();
   const resourceServers = new ResourceServerService(deps.db, registry, versions, secretPepper, deps.config.publicUrl, clock, ids);
   const lifecycle = await createLifecycle({ db: deps.db, versions, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
+  const resolver = rbac.resolver;
+  const userScopes = (tenantId: string, resourceServerId: string, userId: string) =>
+    resolver.isActive({ tenantId, subject: { type: "user", id: userId } })
+      ? resolver.scopesFor({ tenantId, resourceServerId, subject: { type: "user", id: userId } })
+      : null;
+  const signin = createSignIn({
+    db: deps.db,
+    versions,
+    clock,
+    ids,
+    ticketKey: deriveKey(deps.masterKey, "sign-in-tickets"),
+    issuer: deps.config.publicUrl,
+    ports: {
+      findClient: (clientId) => findClientForSignIn(deps.db, clientId),
+      serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
+      serverById: (id) => registry.get(id),
+      verifyUser: (email, password) => tenancy.verifyCredentials(email, password),
+      isActive: (tenantId, userId) => resolver.isActive({ tenantId, subject: { type: "user", id: userId } }),
+      scopesFor: (tenantId, resourceServerId, userId) => userScopes(tenantId, resourceServerId, userId) ?? new Set(),
+    },
+  });
   const { clients, oauth } = await createOAuth({
     db: deps.db,
     versions,
@@ -109,6 +134,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     servers: registry,
     serverLookup: resourceServers,
     scopes: rbac.resolver,
+    signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes },
   });
   return {
     config: deps.config,
@@ -129,6 +155,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     lifecycle,
     clients,
     oauth,
+    signin,
   };
 }
 
@@ -152,6 +179,7 @@ export function createHttpApp(services: Services): Express {
   app.use(authRouter(tenancy));
   app.use(discoveryRouter(services.oauth.metadata, services.keys));
   app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }));
+  app.use(authorizeRouter(services.signin.service));
   if (services.config.benchRoutes) app.use(benchBaselineRouter());
 
   // The cockpit graph authenticates the same admin JWT itself, per request (src/graphql/context.ts).

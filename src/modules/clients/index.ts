@@ -22,3 +22,4 @@ export {
   type ListClientsQuery,
 } from "./schemas";
 export { toClientView, type ClientView, type CreatedClientView } from "./views";
+export { findClientForSignIn, type ClientForSignIn } from "./sign-in-lookup";

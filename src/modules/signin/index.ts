@@ -6,3 +6,4 @@ export { FirstTimeGrant } from "./first-time-grant";
 export { TicketSealer } from "./tickets";
 export { verifyPkce, s256 } from "./pkce";
 export { redirectUriMatches } from "./redirect-uri";
+export { createSignIn, type SignInDeps, type SignInServices } from "./create";

@@ -1,0 +1,29 @@
+// What the end-user sign-in (/oauth/authorize) needs to know about a client: its name for the
+// pages, its redirect URIs, grant types and allowed scopes. Not a hot path (once per sign-in).
+import type { Db } from "../../storage";
+
+export interface ClientForSignIn {
+  clientId: string;
+  clientName: string;
+  tenantId: string;
+  resourceServerId: string | null;
+  status: string;
+  redirectUris: string[];
+  grantTypes: string[];
+  allowedScopes: string[];
+}
+
+export async function findClientForSignIn(db: Db, clientId: string): Promise<ClientForSignIn | null> {
+  const c = await db.client.findUnique({ where: { clientId } });
+  if (!c) return null;
+  return {
+    clientId: c.clientId,
+    clientName: c.clientName,
+    tenantId: c.tenantId,
+    resourceServerId: c.resourceServerId,
+    status: c.status,
+    redirectUris: c.redirectUris as string[],
+    grantTypes: c.grantTypes as string[],
+    allowedScopes: c.allowedScopes as string[],
+  };
+}

@@ -1,0 +1,39 @@
+// Builds the end-user sign-in pieces. The ports connect it to the other modules without this
+// module importing them: clients (lookup), resource servers (registry), tenancy (passwords) and
+// the one scope resolver (rbac).
+import type { Db } from "../../storage";
+import type { CacheVersions } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import type { IdGenerator } from "../../shared/ids";
+import { AuthorizationCodes } from "./authorization-codes";
+import { FirstTimeGrant } from "./first-time-grant";
+import { RefreshTokens } from "./refresh-tokens";
+import { SignInService, type SignInPorts } from "./signin-service";
+import { TicketSealer } from "./tickets";
+
+export interface SignInDeps {
+  db: Db;
+  versions: CacheVersions;
+  clock: Clock;
+  ids: IdGenerator;
+  /** Key for the page tickets' MAC (derived from the master key). */
+  ticketKey: Buffer;
+  issuer: string;
+  ports: SignInPorts;
+}
+
+export interface SignInServices {
+  service: SignInService;
+  codes: AuthorizationCodes;
+  refreshTokens: RefreshTokens;
+  firstTimeGrant: FirstTimeGrant;
+}
+
+export function createSignIn(deps: SignInDeps): SignInServices {
+  const codes = new AuthorizationCodes(deps.db, deps.clock, deps.ids);
+  const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids);
+  const firstTimeGrant = new FirstTimeGrant(deps.db, deps.versions, deps.clock, deps.ids);
+  const tickets = new TicketSealer(deps.ticketKey, () => deps.clock.now());
+  const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer);
+  return { service, codes, refreshTokens, firstTimeGrant };
+}
