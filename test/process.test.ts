@@ -1,5 +1,8 @@
 // The server and the CLI as a new user runs them: real processes, real database, real HTTP.
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
+
+// Each case starts real processes (tsx compiles the app at start): give them room on a busy machine.
+vi.setConfig({ testTimeout: 180_000 });
 import { statSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
