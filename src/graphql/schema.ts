@@ -9,5 +9,12 @@ import "./types/resource-server";
 import "./types/resource-server-mutations";
 import "./types/client";
 import "./types/client-mutations";
+// People and access (docs/people-and-access.md).
+import "./types/user";
+import "./types/membership";
+import "./types/end-user";
+import "./types/role";
+import "./types/group";
+import "./types/role-binding";
 
 export const schema = builder.toSchema();

@@ -1,0 +1,112 @@
+// Group and GroupMember: members through plugin-prisma selections (folded into the parent query),
+// the group's role bindings through a per-request DataLoader (bindings name their subject by id, not
+// by a foreign key). Writes go through GroupService like the REST routes.
+import { addGroupMemberSchema, createGroupSchema } from "../../modules/rbac";
+import { builder } from "../builder";
+import { idSchema, parseArg, toWire } from "../validation";
+import { inOrder, nullIfNotFound } from "./people-support";
+import { RoleBindingRef, bindingsOfSubjects } from "./role-binding";
+
+builder.prismaObject("GroupMember", {
+  select: { groupId: true, userId: true },
+  fields: (t) => ({
+    groupId: t.exposeID("groupId"),
+    userId: t.exposeID("userId"),
+    group: t.relation("group"),
+    user: t.relation("user"),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+export const GroupRef = builder.prismaObject("Group", {
+  select: { id: true },
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    workspaceId: t.exposeID("tenantId"),
+    name: t.exposeString("name"),
+    description: t.exposeString("description", { nullable: true }),
+    createdAt: t.expose("createdAt", { type: "DateTime" }),
+    memberCount: t.relationCount("members"),
+    members: t.relation("members", { query: { orderBy: [{ createdAt: "asc" }, { userId: "asc" }] } }),
+    roleBindings: t.loadableList({
+      type: RoleBindingRef,
+      description: "The group's own bindings (expired ones included), oldest first.",
+      load: (groupIds: string[], ctx) => bindingsOfSubjects(ctx, "group", groupIds),
+      resolve: (g) => g.id,
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  groups: t.prismaField({
+    type: ["Group"],
+    description: "The workspace's groups by name.",
+    resolve: async (query, _root, _args, ctx) => {
+      const selection = { ...query };
+      const ids = (await ctx.services.rbac.groups.list(ctx.actor)).items.map((g) => g.id);
+      if (ids.length === 0) return [];
+      return inOrder(ids, await ctx.services.db.group.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));
+    },
+  }),
+  group: t.prismaField({
+    type: "Group",
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const selection = { ...query };
+      const g = await nullIfNotFound(() => ctx.services.rbac.groups.get(ctx.actor, parseArg(idSchema, args.id, "id")));
+      return g && ctx.services.db.group.findUnique({ ...selection, where: { id: g.id } });
+    },
+  }),
+}));
+
+const CreateGroupInput = builder.inputType("CreateGroupInput", {
+  fields: (t) => ({ name: t.string({ required: true }), description: t.string({ required: false }) }),
+});
+
+const AddGroupMemberPayload = builder.objectRef<{ groupId: string; userId: string; created: boolean }>("AddGroupMemberPayload").implement({
+  fields: (t) => ({ created: t.exposeBoolean("created", { description: "false when the user already was a member." }) }),
+});
+builder.objectField(AddGroupMemberPayload, "member", (t) =>
+  t.prismaField({
+    type: "GroupMember",
+    resolve: (query, p, _args, ctx) => ctx.services.db.groupMember.findUniqueOrThrow({ ...query, where: { groupId_userId: { groupId: p.groupId, userId: p.userId } } }),
+  }),
+);
+
+builder.mutationFields((t) => ({
+  createGroup: t.prismaField({
+    type: "Group",
+    args: { input: t.arg({ type: CreateGroupInput, required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const selection = { ...query };
+      const g = await ctx.services.rbac.groups.create(ctx.actor, parseArg(createGroupSchema, toWire(args.input), "input"));
+      return ctx.services.db.group.findUniqueOrThrow({ ...selection, where: { id: g.id } });
+    },
+  }),
+  deleteGroup: t.boolean({
+    description: "Deletes the group with its members and its role bindings.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await ctx.services.rbac.groups.remove(ctx.actor, parseArg(idSchema, args.id, "id"));
+      return true;
+    },
+  }),
+  addGroupMember: t.field({
+    type: AddGroupMemberPayload,
+    args: { groupId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const groupId = parseArg(idSchema, args.groupId, "groupId");
+      const { user_id } = parseArg(addGroupMemberSchema, { user_id: args.userId }, "args");
+      const { created } = await ctx.services.rbac.groups.addMember(ctx.actor, groupId, user_id);
+      return { groupId, userId: user_id, created };
+    },
+  }),
+  removeGroupMember: t.boolean({
+    args: { groupId: t.arg.id({ required: true }), userId: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      await ctx.services.rbac.groups.removeMember(ctx.actor, parseArg(idSchema, args.groupId, "groupId"), parseArg(idSchema, args.userId, "userId"));
+      return true;
+    },
+  }),
+}));

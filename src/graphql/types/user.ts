@@ -1,0 +1,72 @@
+// User as the workspace sees them: users exist once per installation, so every field here is
+// limited to the caller's workspace (their membership, end-user state, groups and bindings here).
+// Nested rows come with the parent's query (plugin-prisma selections); bindings and effective
+// access are batched per request (DataLoaders), so a list of users costs a fixed number of queries.
+import { toEndUserView } from "../../modules/tenancy";
+import { builder } from "../builder";
+import { idSchema, parseArg } from "../validation";
+import { EndUserRef } from "./end-user";
+import { GroupRef } from "./group";
+import { MembershipRef } from "./membership";
+import { nullIfNotFound } from "./people-support";
+import { EffectiveAccessItemRef, RoleBindingRef, bindingsOfSubjects } from "./role-binding";
+
+builder.prismaObject("User", {
+  // Select mode: only requested columns are read (never passwordHash; no field selects it).
+  select: { id: true },
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    email: t.exposeString("email"),
+    username: t.exposeString("username"),
+    membership: t.field({
+      type: MembershipRef,
+      description: "The user's membership in this workspace.",
+      select: (_args, ctx, nestedSelection) => ({ memberships: nestedSelection({ where: { tenantId: ctx.actor.tenantId }, take: 1 }) }),
+      resolve: (u) => u.memberships[0]!,
+    }),
+    endUser: t.field({
+      type: EndUserRef,
+      description: "The user's end-user state in this workspace (the defaults when none is stored).",
+      select: (_args, ctx) => ({ email: true, username: true, endUserState: { where: { tenantId: ctx.actor.tenantId } } }),
+      resolve: (u, _args, ctx) => toEndUserView(ctx.actor.tenantId, u, u.endUserState[0]),
+    }),
+    groups: t.field({
+      type: [GroupRef],
+      description: "The user's groups in this workspace, in the order they joined.",
+      select: (_args, ctx, nestedSelection) => ({
+        groupMembers: { where: { tenantId: ctx.actor.tenantId }, orderBy: [{ createdAt: "asc" }, { groupId: "asc" }], select: { group: nestedSelection(true) } },
+      }),
+      resolve: (u) => u.groupMembers.map((m) => m.group),
+    }),
+    roleBindings: t.loadableList({
+      type: RoleBindingRef,
+      description: "The user's own bindings here (not those of their groups), expired ones included.",
+      load: (userIds: string[], ctx) => bindingsOfSubjects(ctx, "user", userIds),
+      resolve: (u) => u.id,
+    }),
+    effectiveAccess: t.loadableList({
+      type: EffectiveAccessItemRef,
+      description: "Every binding affecting the user now, directly or through a group (as GET .../effective-access).",
+      load: async (userIds: string[], ctx) => {
+        const byUser = await ctx.services.rbac.effectiveAccess.forUsers(ctx.actor, userIds);
+        return userIds.map((id) => byUser.get(id) ?? []);
+      },
+      resolve: (u) => u.id,
+    }),
+  }),
+});
+
+builder.queryField("user", (t) =>
+  t.prismaField({
+    type: "User",
+    nullable: true,
+    description: "A member of the workspace; null for anyone else.",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const selection = { ...query };
+      const id = parseArg(idSchema, args.id, "id");
+      const m = await nullIfNotFound(() => ctx.services.memberships.get(ctx.actor, ctx.actor.tenantId, id));
+      return m && ctx.services.db.user.findUnique({ ...selection, where: { id } });
+    },
+  }),
+);
