@@ -2,7 +2,7 @@
 // database (lower case), so cockpits can use one vocabulary for both APIs.
 import { builder } from "../builder";
 import { MEMBERSHIP_TYPES } from "../../shared/actor";
-import { REGISTRATION_MODES } from "../../modules/resource-servers";
+import { REGISTRATION_MODES, SCAN_STATUSES, SERVER_STATES } from "../../modules/resource-servers";
 import { CLIENT_KINDS, CLIENT_STATUSES } from "../../modules/clients";
 
 export const MembershipTypeEnum = builder.enumType("MembershipType", { values: MEMBERSHIP_TYPES });
@@ -10,10 +10,9 @@ export const MembershipTypeEnum = builder.enumType("MembershipType", { values: M
 /** How a client came to exist; a resource server lists the modes it accepts. */
 export const RegistrationModeEnum = builder.enumType("RegistrationMode", { values: REGISTRATION_MODES });
 
-// Spec "Resource server": the lifecycle states and the outcome of the last scan.
-export const RESOURCE_SERVER_STATES = ["pending_scan", "needs_setup", "ready", "scan_failed"] as const;
-export const ResourceServerStateEnum = builder.enumType("ResourceServerState", { values: RESOURCE_SERVER_STATES });
-export const SCAN_STATUSES = ["success", "failed", "in_progress"] as const;
+// Spec "Resource server": the lifecycle states and the outcome of the last scan (the state
+// machine owns the lists, so a new state shows up here and in schema.graphql by itself).
+export const ResourceServerStateEnum = builder.enumType("ResourceServerState", { values: SERVER_STATES });
 export const ScanStatusEnum = builder.enumType("ScanStatus", { values: SCAN_STATUSES });
 
 // Spec "Client": the listing filters.

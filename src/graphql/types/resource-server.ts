@@ -1,7 +1,7 @@
 // ResourceServer: a protected MCP server of the workspace, its endpoints, lifecycle state, the two
 // derived Applications badges, its clients (nested, through plugin-prisma selections) and client
 // counts (computed, through a per-request DataLoader).
-import { REGISTRATION_MODES, badgesOf, endpointsFor } from "../../modules/resource-servers";
+import { REGISTRATION_MODES, SCAN_STATUSES, SERVER_STATES, badgesOf, endpointsFor } from "../../modules/resource-servers";
 import { DomainError } from "../../shared/errors";
 import { builder } from "../builder";
 import type { ClientCounts } from "../loaders";
@@ -10,9 +10,7 @@ import {
   ClientKindEnum,
   ClientStatusEnum,
   RegistrationModeEnum,
-  RESOURCE_SERVER_STATES,
   ResourceServerStateEnum,
-  SCAN_STATUSES,
   ScanStatusEnum,
   enumValue,
   stringList,
@@ -72,7 +70,7 @@ export const ResourceServerRef = builder.prismaObject("ResourceServer", {
     state: t.field({
       type: ResourceServerStateEnum,
       select: { state: true },
-      resolve: (rs) => enumValue(RESOURCE_SERVER_STATES, rs.state, "resource server state"),
+      resolve: (rs) => enumValue(SERVER_STATES, rs.state, "resource server state"),
     }),
     scanGeneration: t.exposeInt("scanGeneration"),
     lastSuccessfulGeneration: t.exposeInt("lastSuccessfulGeneration"),
