@@ -9,6 +9,10 @@ import "./types/resource-server";
 import "./types/resource-server-mutations";
 import "./types/client";
 import "./types/client-mutations";
+// Resource-server lifecycle: tools, scopes, setup, policy, drift (docs/lifecycle.md).
+import "./types/tool";
+import "./types/lifecycle";
+import "./types/lifecycle-mutations";
 // People and access (docs/people-and-access.md).
 import "./types/user";
 import "./types/membership";

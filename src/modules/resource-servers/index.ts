@@ -23,3 +23,5 @@ export { DRIFT_EVENT_TYPES, type DriftEventType, type DriftPayloads } from "./dr
 export type { ToolView, ScopeView, ScopeMatrixView } from "./catalog/views";
 export type { DriftEventView } from "./drift/views";
 export type { Checklist, ChecklistItem } from "./setup/checklist";
+export { buildChecklist, CHECKLIST_IDS, type ChecklistId } from "./setup/checklist";
+export { manifestWarnings } from "./policy/manifest";
