@@ -211,6 +211,19 @@ describe("invalidation: every write that can change the answer", () => {
   });
 });
 
+describe("invalidation by other modules' writes", () => {
+  it("deleting a scope from a server removes it from every role's grants at once", async () => {
+    const u = await member();
+    const rsId = await server(`https://del${++seq}.example.test`, ["d:read", "d:write"]);
+    const r = await role(`deleter-${seq}`, [{ resource_server_id: rsId, scope_ids: ["d:read", "d:write"] }]);
+    await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: r });
+    expect(scopesOf(u, rsId)).toEqual(["d:read", "d:write"]);
+    expect((await h.admin("DELETE", `/svc/resource-servers/${rsId}/scopes/d:write`)).status).toBe(204);
+    expect(scopesOf(u, rsId)).toEqual(["d:read"]);
+    expect((await h.admin("GET", `/svc/authmgr/roles/${r}`)).body.grants).toEqual([{ resource_server_id: rsId, scope_ids: ["d:read"] }]);
+  });
+});
+
 describe("machine clients", () => {
   it("hold their allowed scopes plus what their service-account bindings grant", async () => {
     const c = await h.db.client.create({
