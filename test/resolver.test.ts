@@ -94,6 +94,19 @@ describe("what a user holds", () => {
     expect(resolver().narrow(q, ["files:write", "files:admin", "files:read"])).toEqual(["files:write", "files:read"]);
   });
 
+  it("effectiveBindings() and roleScopes() explain the answer (for simulations' decision traces)", async () => {
+    const u = await member();
+    const onMail = await bind(`/uflow/v2/users/${u}/role-bindings`, { scope_type: "resource_server", scope_id: mail });
+    const tenantWide = await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: writer });
+    await bind(`/uflow/v2/users/${u}/role-bindings`, { expires_at: new Date(clock.now().getTime() + 1).toISOString() });
+    clock.advance(1);
+    const q = (resourceServerId: string) => ({ tenantId: h.workspaceId, resourceServerId, subject: user(u) });
+    expect(resolver().effectiveBindings(q(files)).map((b) => b.id)).toEqual([tenantWide]);
+    expect(resolver().effectiveBindings(q(mail)).map((b) => b.id).sort()).toEqual([onMail, tenantWide].sort());
+    expect(resolver().roleScopes(reader, mail)).toEqual(["mail:read"]);
+    expect(resolver().roleScopes(writer, mail)).toEqual([]);
+  });
+
   it("a binding of the same user in another workspace counts only there", async () => {
     const u = await member();
     const other = await h.createWorkspace(`other${++seq}@example.test`);

@@ -1,6 +1,7 @@
 // Role bindings: a role given to a user, a group or a client acting as a service account, either
 // tenant-wide or on one resource server, optionally until an expiry. Every write reloads the scope
 // resolver's snapshot; expiry needs no write (the resolver compares with the clock per call).
+import type { Prisma } from "../../generated/sqlite/client";
 import type { Db, DbOrTx } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
@@ -46,7 +47,7 @@ export class BindingService {
           scopeType: input.scopeType,
           scopeId: input.scopeId,
           // Stored as given (spec); undefined leaves the column NULL.
-          conditions: (input.conditions ?? undefined) as never,
+          conditions: (input.conditions ?? undefined) as Prisma.InputJsonObject | undefined,
           expiresAt: input.expiresAt,
           source: "api",
           createdAt: now,
