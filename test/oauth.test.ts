@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as oauth from "oauth4webapi";
 import { createLocalJWKSet, jwtVerify } from "jose";
+import { buildServerMetadata, clientCredentialsGrant } from "../src/modules/oauth";
 import { startToolgate, type Harness } from "./helpers/harness";
 import {
   claimsOf,
@@ -57,8 +58,11 @@ describe("discovery (RFC 8414)", () => {
       issuer: base,
       token_endpoint: `${base}/oauth/token`,
       jwks_uri: `${base}/oauth/jwks`,
-      response_types_supported: [],
-      grant_types_supported: ["client_credentials"],
+      authorization_endpoint: `${base}/oauth/authorize`,
+      response_types_supported: ["code"],
+      code_challenge_methods_supported: ["S256"],
+      authorization_response_iss_parameter_supported: true,
+      grant_types_supported: ["client_credentials", "authorization_code", "refresh_token"],
       token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
       revocation_endpoint: `${base}/oauth/revoke`,
       revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
@@ -68,8 +72,29 @@ describe("discovery (RFC 8414)", () => {
     expect(as).toEqual(expected);
     const oidc = await discover(h, "oidc");
     expect(oidc).toEqual(expected);
-    // Only what works: no authorization endpoint until a grant needs one.
-    expect(as).not.toHaveProperty("authorization_endpoint");
+    // Exactly the grants the token endpoint serves.
+    expect(as.grant_types_supported).toEqual(h.services.oauth.grants.map((g) => g.grantType));
+  });
+
+  it("advertises only what the wired grants need: client credentials alone has no authorization endpoint", () => {
+    const only = buildServerMetadata("https://auth.example.test", [clientCredentialsGrant({} as never)]);
+    expect(only).toEqual({
+      issuer: "https://auth.example.test",
+      token_endpoint: "https://auth.example.test/oauth/token",
+      jwks_uri: "https://auth.example.test/oauth/jwks",
+      response_types_supported: [],
+      grant_types_supported: ["client_credentials"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      revocation_endpoint: "https://auth.example.test/oauth/revoke",
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      introspection_endpoint: "https://auth.example.test/oauth/introspect",
+      introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
+    });
+    // A feature contributes members; list members are unions.
+    const more = buildServerMetadata("https://auth.example.test/", [clientCredentialsGrant({} as never)], [
+      (base) => ({ registration_endpoint: `${base}/oauth/register`, response_types_supported: ["code"] }),
+    ]);
+    expect(more).toMatchObject({ issuer: "https://auth.example.test/", token_endpoint: "https://auth.example.test/oauth/token", registration_endpoint: "https://auth.example.test/oauth/register", response_types_supported: ["code"] });
   });
 
   it("answers CORS preflights and carries a permissive origin", async () => {
@@ -193,7 +218,7 @@ describe("token endpoint errors", () => {
   });
 
   it("unsupported_grant_type for a grant the server does not serve", async () => {
-    for (const grant_type of ["password", "authorization_code", "urn:ietf:params:oauth:grant-type:device_code"]) {
+    for (const grant_type of ["password", "implicit", "urn:ietf:params:oauth:grant-type:device_code"]) {
       const r = await post("/oauth/token", form({ grant_type }), cc());
       expect(r.status).toBe(400);
       expect(r.body).toEqual(ERR.unsupported_grant_type);

@@ -2,10 +2,11 @@
 // Each parses the form (zod: a flat record of strings; repeated names become arrays and are
 // judged by the module), reads the Authorization header, calls one module method and answers.
 // Errors are OAuthErrors, turned into RFC 6749 §5.2 bodies by rest/errors.ts.
-import { Router, type Request, type Response } from "express";
+import { Router, type Request } from "express";
 import { z } from "zod";
 import { oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
 import { parseBasicAuth } from "./basic-auth";
+import { sendEmpty, sendJson } from "./oauth-response";
 
 /** application/x-www-form-urlencoded parameters; a repeated name arrives as an array. */
 const formSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
@@ -24,11 +25,6 @@ function clientCredentials(req: Request): ClientCredentialsInput {
   return { basic, malformedAuthorization: header !== undefined && !basic, params: formParams(req) };
 }
 
-/** RFC 6749 §5.1: token responses (and anything carrying token data) must not be cached. */
-function noStore(res: Response): Response {
-  return res.set("Cache-Control", "no-store").set("Pragma", "no-cache");
-}
-
 export interface OAuthEndpoints {
   token: TokenEndpoint;
   introspection: IntrospectionEndpoint;
@@ -38,17 +34,19 @@ export interface OAuthEndpoints {
 export function oauthRouter(endpoints: OAuthEndpoints): Router {
   const r = Router();
   r.post("/oauth/token", async (req, res) => {
-    noStore(res).json(await endpoints.token.exchange(clientCredentials(req)));
+    sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
   });
-  r.post("/oauth/introspect", async (req, res) => {
+  r.post("/oauth/introspect", (req, res) => {
     const header = req.headers.authorization;
     const basic = header === undefined ? undefined : parseBasicAuth(header);
-    const result = await endpoints.introspection.introspect({ basic, params: () => formParams(req) });
-    noStore(res).json(result);
+    const result = endpoints.introspection.introspect({ basic, params: () => formParams(req) });
+    // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
+    if (result instanceof Promise) return result.then((r) => sendJson(res, r));
+    sendJson(res, result);
   });
   r.post("/oauth/revoke", async (req, res) => {
     await endpoints.revocation.revoke(clientCredentials(req));
-    noStore(res).status(200).end();
+    sendEmpty(res);
   });
   return r;
 }

@@ -6,6 +6,7 @@
 // (unknown id, wrong secret, revoked or not yet approved client, no credentials) is the same
 // invalid_client with the same description, so a prober learns nothing about which check failed.
 import type { ClientRegistry, RegisteredClient } from "../clients";
+import { CredentialCache } from "./credential-cache";
 import { oauthError } from "./errors";
 import { single, type RawParams } from "./params";
 
@@ -26,6 +27,8 @@ export interface AuthenticatedClient {
 }
 
 export class ClientAuthenticator {
+  private readonly verified = new CredentialCache();
+
   constructor(private readonly clients: ClientRegistry) {}
 
   authenticate(input: ClientCredentialsInput): AuthenticatedClient {
@@ -50,8 +53,15 @@ export class ClientAuthenticator {
       // No credentials (or a client_id without a secret: public clients are not accepted here yet).
       throw oauthError("invalid_client");
     }
-    const client = this.clients.verifySecret(id, secret);
+    const client = this.verify(id, secret);
     if (!client || client.status !== "approved") throw oauthError("invalid_client");
     return { client, method };
+  }
+
+  private verify(id: string, secret: string): RegisteredClient | undefined {
+    if (this.verified.check(id, secret, (cid) => this.clients.get(cid)?.secretHash)) return this.clients.get(id);
+    const client = this.clients.verifySecret(id, secret);
+    if (client?.secretHash) this.verified.remember(id, secret, client.secretHash);
+    return client;
   }
 }

@@ -3,6 +3,7 @@
 // database query per request (DESIGN.md "Hot paths"). Any reason a token is not usable by this
 // caller yields exactly {"active": false} (RFC 7662 §2.2; no hint which check failed).
 import { canonicalResource } from "../resource-servers";
+import type { AccessTokenClaims } from "./jwt";
 import type { AccessTokenVerifier } from "./verified-tokens";
 import type { RevocationList } from "./revocation-list";
 import { effectiveScope, type SubjectScopeResolver, type TokenClient, type TokenServer } from "./subject-scopes";
@@ -34,8 +35,18 @@ export class IntrospectionService {
     private readonly scopes: SubjectScopeResolver,
   ) {}
 
-  async introspect(caller: TokenServer, token: string): Promise<IntrospectionResult> {
-    const claims = await this.verifier.verify(token); // signature, alg, typ, iss, exp
+  /**
+   * The answer for `caller`. Synchronous when the token was verified before and the scope
+   * resolver answers from memory (the common case: resource servers introspect the same token
+   * repeatedly); a promise otherwise.
+   */
+  introspect(caller: TokenServer, token: string): IntrospectionResult | Promise<IntrospectionResult> {
+    const cached = this.verifier.peek(token); // signature, alg, typ, iss, exp — verified before
+    if (cached !== undefined) return this.judge(caller, cached);
+    return this.verifier.verify(token).then((claims) => this.judge(caller, claims));
+  }
+
+  private judge(caller: TokenServer, claims: AccessTokenClaims | null): IntrospectionResult | Promise<IntrospectionResult> {
     if (!claims) return INACTIVE;
     if (this.revocations.isRevoked(claims.jti)) return INACTIVE;
     // Audience: only the server the token was minted for may learn about it (RFC 8707 §2, MCP R7).
@@ -46,18 +57,23 @@ export class IntrospectionService {
     const client = this.clients.get(claims.client_id);
     if (!client || client.status !== "approved" || client.tenantId !== claims.tenant_id) return INACTIVE;
     if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
-    const allowed = await this.scopes.allowedScopes(claims, client, caller);
-    if (!allowed) return INACTIVE;
-    return {
-      active: true,
-      sub: claims.sub,
-      aud: claims.aud,
-      scope: effectiveScope(claims.scope, allowed),
-      exp: claims.exp,
-      client_id: claims.client_id,
-      iss: claims.iss,
-      iat: claims.iat,
-      token_type: "Bearer",
-    };
+    const allowed = this.scopes.allowedScopes(claims, client, caller);
+    return allowed instanceof Promise ? allowed.then((a) => answer(claims, a)) : answer(claims, allowed);
   }
+}
+
+/** The active answer: the token's claims with the scope it is worth now (RFC 7662 §2.2 members). */
+function answer(claims: AccessTokenClaims, allowed: ReadonlySet<string> | null): IntrospectionResult {
+  if (!allowed) return INACTIVE;
+  return {
+    active: true,
+    sub: claims.sub,
+    aud: claims.aud,
+    scope: effectiveScope(claims.scope, allowed),
+    exp: claims.exp,
+    client_id: claims.client_id,
+    iss: claims.iss,
+    iat: claims.iat,
+    token_type: "Bearer",
+  };
 }
