@@ -1,0 +1,23 @@
+// POST /oauth/token, grant_type=client_credentials, client_secret_basic, one scope: the path a
+// workload takes to get a token. Target: at least 35% of the baseline (issue 2).
+import type { Scenario } from "../scenario";
+import { createClient, createServer } from "../oauth-fixtures";
+
+const scenario: Scenario = {
+  name: "token (client_credentials)",
+  target: 0.35,
+  async setup(ctx) {
+    const server = await createServer(ctx, "token");
+    const client = await createClient(ctx, server.id);
+    return {
+      method: "POST",
+      path: "/oauth/token",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString("base64")}`,
+      },
+      body: "grant_type=client_credentials&scope=files%3Aread",
+    };
+  },
+};
+export default scenario;
