@@ -216,6 +216,18 @@ describe("configuration and revocation", () => {
   });
 });
 
+describe("scope deletion seam", () => {
+  it("removeDeletedScope drops the scope from every client of that server only, in the caller's transaction", async () => {
+    const rs = await createServer(h);
+    const other = await createServer(h);
+    const a = await createClient(h, rs.id, { allowed_scopes: ["files:read", "files:write"] });
+    const b = await createClient(h, other.id, { allowed_scopes: ["files:read", "files:write"] });
+    await h.db.$transaction((tx) => h.services.clients.removeDeletedScope(tx, h.workspaceId, rs.id, "files:write"));
+    expect((await h.admin("GET", `${clientsPath(rs.id)}/${a.client_id}`)).body.allowed_scopes).toEqual(["files:read"]);
+    expect((await h.admin("GET", `${clientsPath(other.id)}/${b.client_id}`)).body.allowed_scopes).toEqual(["files:read", "files:write"]);
+  });
+});
+
 describe("permissions and workspace isolation", () => {
   it("another workspace's server and clients answer 404 and are never listed", async () => {
     const mine = await createClient(h, server.id);

@@ -111,6 +111,18 @@ describe("invalidation in this process (at once)", () => {
     expect((await introspect(as, server, t.access_token)).scope).toBe("files:read files:write");
   });
 
+  it("deleting a scope of the server: new tokens no longer carry it and introspection drops it at once", async () => {
+    const rs = await createServer(h, { scopes_supported: ["docs:read", "docs:write"] });
+    const c = await createClient(h, rs.id, { allowed_scopes: ["docs:read", "docs:write"] });
+    const t = await clientCredentials(as, c);
+    expect(t.scope).toBe("docs:read docs:write");
+    expect((await h.admin("DELETE", `/svc/resource-servers/${rs.id}/scopes/docs:write`)).status).toBe(204);
+    expect((await introspect(as, rs, t.access_token)).scope).toBe("docs:read");
+    expect((await clientCredentials(as, c)).scope).toBe("docs:read");
+    const err = await clientCredentials(as, c, { scope: "docs:write" }).catch((e) => e);
+    expect(err.cause).toMatchObject({ error: "invalid_scope" });
+  });
+
   it("revoking the client refuses it at the token endpoint and deactivates its tokens at once", async () => {
     const victim = await createClient(h, server.id);
     const t = await clientCredentials(as, victim);

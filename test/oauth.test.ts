@@ -116,6 +116,10 @@ describe("discovery (RFC 8414)", () => {
       const r = await other.request("GET", "/.well-known/oauth-authorization-server");
       expect(r.body.issuer).toBe("https://auth.example.test/tenant-a");
       expect(r.body.token_endpoint).toBe("https://auth.example.test/tenant-a/oauth/token");
+      // RFC 8414 §3.1 path insertion (and the same for OIDC discovery, as MCP clients try it).
+      for (const path of ["/.well-known/oauth-authorization-server/tenant-a", "/.well-known/openid-configuration/tenant-a"]) {
+        expect((await other.request("GET", path)).body).toEqual(r.body);
+      }
     } finally {
       await other.close();
     }

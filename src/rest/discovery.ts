@@ -17,6 +17,18 @@ const cors: RequestHandler = (req, res, next) => {
 };
 
 export const METADATA_PATHS = ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] as const;
+
+/**
+ * Where clients look for the metadata of `issuer` on this server. For an issuer with a path
+ * (TOOLGATE_PUBLIC_URL https://host/auth behind a proxy) RFC 8414 §3.1 inserts the well-known
+ * segment before the path (/.well-known/oauth-authorization-server/auth, and MCP clients try the
+ * same for openid-configuration, notes/mcp-auth.md A2); the plain locations are served as well,
+ * for proxies that strip the prefix.
+ */
+export function metadataPaths(issuer: string): string[] {
+  const path = new URL(issuer).pathname.replace(/\/+$/, "");
+  return path ? [...METADATA_PATHS, ...METADATA_PATHS.map((p) => p + path)] : [...METADATA_PATHS];
+}
 export const JWKS_PATHS = ["/oauth/jwks", "/.well-known/jwks.json"] as const;
 
 /**
@@ -29,7 +41,7 @@ const METADATA_MAX_AGE_S = 300;
 export function discoveryRouter(metadata: ServerMetadata, keys: KeyStore): Router {
   const r = Router();
   const body = JSON.stringify(metadata); // fixed for the life of the process
-  for (const path of METADATA_PATHS) {
+  for (const path of metadataPaths(metadata.issuer)) {
     r.options(path, cors);
     r.get(path, cors, (_req, res) => {
       res.type("application/json").set("Cache-Control", `public, max-age=${METADATA_MAX_AGE_S}`).send(body);

@@ -154,6 +154,21 @@ export class ClientService {
     return toClientView(row);
   }
 
+  /**
+   * For the transaction that deletes a scope of a server: removes the scope from every client's
+   * configured allowed_scopes, so re-creating a scope with the same id later does not silently
+   * give it back (the ClientRegistry already ignores scopes that no longer exist). The caller
+   * commits, then calls versions.notifyLocal("clients").
+   */
+  async removeDeletedScope(tx: DbOrTx, tenantId: string, resourceServerId: string, scopeKey: string): Promise<void> {
+    const rows = await tx.client.findMany({ where: { tenantId, resourceServerId }, select: { id: true, allowedScopes: true } });
+    const touched = rows.filter((r) => (r.allowedScopes as string[]).includes(scopeKey));
+    for (const r of touched) {
+      await tx.client.update({ where: { id: r.id }, data: { allowedScopes: (r.allowedScopes as string[]).filter((s) => s !== scopeKey) } });
+    }
+    if (touched.length > 0) await this.versions.bump(tx, "clients");
+  }
+
   /** The client of this workspace registered against this live server, or 404. */
   private async find(tx: DbOrTx, actor: Actor, resourceServerId: string, clientId: string): Promise<Client> {
     await this.servers.findLive(tx, actor, resourceServerId);

@@ -3,6 +3,10 @@
 // and current allowed scopes without a database query (notes/performance.md). Reloaded by the
 // write that changes a client (in-process at once through notifyLocal, other instances through the
 // CacheVersions poll of "clients").
+//
+// A client's effective allowed scopes are its configured ones that still exist on its server: when
+// a scope is deleted (the catalog bumps "access" in that transaction), new tokens stop carrying it
+// and introspection stops reporting it at once, without waiting for anyone to edit the client.
 import type { Db } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import { verifySecret } from "../../shared/crypto";
@@ -19,7 +23,7 @@ export interface RegisteredClient {
   /** null for public clients (no secret). */
   secretHash: string | null;
   grantTypes: ReadonlySet<string>;
-  /** In registration order (the default `scope` of a token request). */
+  /** In registration order (the default `scope` of a token request); only scopes that still exist. */
   allowedScopes: readonly string[];
   allowedScopeSet: ReadonlySet<string>;
   tokenLifetime: number;
@@ -38,6 +42,7 @@ export class ClientRegistry {
     versions: CacheVersions,
   ) {
     versions.on("clients", () => this.load());
+    versions.on("access", () => this.load()); // scope deletion (see above)
   }
 
   /**
@@ -66,11 +71,13 @@ export class ClientRegistry {
         grantTypes: true,
         allowedScopes: true,
         tokenLifetime: true,
+        resourceServer: { select: { scopes: { select: { key: true } } } },
       },
     });
     const map = new Map<string, RegisteredClient>();
     for (const r of rows) {
-      const allowed = r.allowedScopes as string[];
+      const existing = r.resourceServer ? new Set(r.resourceServer.scopes.map((s) => s.key)) : null;
+      const allowed = (r.allowedScopes as string[]).filter((s) => !existing || existing.has(s));
       map.set(r.clientId, {
         id: r.id,
         clientId: r.clientId,
