@@ -13,8 +13,8 @@ import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { Client } from "../../generated/sqlite/client";
 import {
+  TOKEN_LIFETIME,
   defaultGrantTypes,
-  type ClientKind,
   type CreateClientInput,
   type DashboardClientInput,
   type ListClientsQuery,
@@ -68,7 +68,7 @@ export class ClientService {
           secretHash: hashSecret(this.pepper, secret),
           tokenEndpointAuthMethod: "client_secret_basic",
           redirectUris: input.redirect_uris,
-          grantTypes: input.grant_types ?? defaultGrantTypes(input.kind as ClientKind),
+          grantTypes: input.grant_types ?? defaultGrantTypes(input.kind),
           allowedScopes: input.allowed_scopes,
           tokenLifetime: input.token_lifetime,
           createdAt: now,
@@ -90,7 +90,7 @@ export class ClientService {
       description: input.description,
       redirect_uris: [],
       allowed_scopes: [],
-      token_lifetime: 3600,
+      token_lifetime: TOKEN_LIFETIME.default,
     });
   }
 
