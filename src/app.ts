@@ -136,6 +136,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     scopes: rbac.resolver,
     signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes },
   });
+  // Clients keep a copy of their allowed scope ids: a deleted scope leaves them in the same transaction.
+  lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => clients.removeDeletedScope(tx, tenantId, rsId, scopeKey));
   return {
     config: deps.config,
     db: deps.db,

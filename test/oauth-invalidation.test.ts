@@ -121,6 +121,10 @@ describe("invalidation in this process (at once)", () => {
     expect((await clientCredentials(as, c)).scope).toBe("docs:read");
     const err = await clientCredentials(as, c, { scope: "docs:write" }).catch((e) => e);
     expect(err.cause).toMatchObject({ error: "invalid_scope" });
+    // Re-creating a scope with the same id does not silently give it back to the client.
+    expect((await h.admin("POST", `/svc/resource-servers/${rs.id}/scopes`, { id: "docs:write", name: "Write again" })).status).toBe(201);
+    expect((await clientCredentials(as, c)).scope).toBe("docs:read");
+    expect((await h.admin("GET", `/svc/resource-servers/${rs.id}/clients/${c.client_id}`)).body.allowed_scopes).toEqual(["docs:read"]);
   });
 
   it("revoking the client refuses it at the token endpoint and deactivates its tokens at once", async () => {

@@ -36,6 +36,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (status === 415) {
+      if (isOAuthPath) return sendOAuthError(res, new OAuthError("invalid_request", "unsupported content type or charset", 415));
       res.status(415).json({ error: "unsupported content type" });
       return;
     }

@@ -2,7 +2,7 @@
 // the compiled policy bumps the `policies` version in its transaction and reloads this process's
 // policy cache after commit; post-activation changes write their drift events in the same
 // transaction (scope_deleted, tool_unmapped).
-import type { Db, Tx } from "../../../storage";
+import type { Db, DbOrTx, Tx } from "../../../storage";
 import type { CacheVersions } from "../../../storage";
 import { isUniqueViolation } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
@@ -15,7 +15,12 @@ import { loadScopes, loadTools, type LoadedTool } from "./read";
 import type { CreateScopeInput, CreateToolInput, MarkPublicInput, ToolScopeMapInput } from "./schemas";
 import { toScopeMatrixView, toScopeView, toToolView, type ScopeMatrixView, type ScopeView, type ToolView } from "./views";
 
+/** Runs inside the transaction that deletes scope `scopeKey` of server `rsId`. */
+export type ScopeDeletedHook = (tx: DbOrTx, tenantId: string, rsId: string, scopeKey: string) => Promise<void>;
+
 export class CatalogService {
+  private scopeDeletedHooks: ScopeDeletedHook[] = [];
+
   constructor(
     private readonly db: Db,
     private readonly servers: ResourceServerService,
@@ -117,6 +122,14 @@ export class CatalogService {
    * scope); role grants of the scope on this server go too, so re-creating a scope with the same id
    * later does not silently revive old grants. When the server is ready: one `scope_deleted` event.
    */
+  /**
+   * Other modules that keep a copy of scope ids (clients' allowed_scopes) clean up in the deleting
+   * transaction, so re-creating a scope with the same id later gives nothing back silently.
+   */
+  onScopeDeleted(hook: ScopeDeletedHook): void {
+    this.scopeDeletedHooks.push(hook);
+  }
+
   async deleteScope(actor: Actor, rsId: string, scopeKey: string): Promise<void> {
     assertCanWrite(actor);
     const now = this.clock.now();
@@ -131,9 +144,10 @@ export class CatalogService {
       await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "scope_deleted", [
         { prior_scope_id: scope.key, prior_scope_name: scope.name, tools_affected: toolsAffected },
       ]);
+      for (const hook of this.scopeDeletedHooks) await hook(tx, actor.tenantId, rsId, scopeKey);
       await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("resource_servers", "policies", "access");
+    await this.versions.notifyLocal("resource_servers", "policies", "access", "clients");
   }
 
   /**
