@@ -10,6 +10,7 @@
 import type { Db } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import { verifySecret } from "../../shared/crypto";
+import { coalescedReload } from "../../shared/coalesced-reload";
 import type { ClientStatus } from "./schemas";
 
 export interface RegisteredClient {
@@ -34,7 +35,6 @@ const DUMMY_HASH = "x".repeat(43);
 
 export class ClientRegistry {
   private byClientId = new Map<string, RegisteredClient>();
-  private loading: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly db: Db,
@@ -45,18 +45,8 @@ export class ClientRegistry {
     versions.on("access", () => this.load()); // scope deletion (see above)
   }
 
-  /**
-   * Reloads from the database. Loads are chained so a slow earlier load can never overwrite the
-   * result of a later one (two writes in quick succession).
-   */
-  load(): Promise<void> {
-    const next = this.loading.then(
-      () => this.loadNow(),
-      () => this.loadNow(),
-    );
-    this.loading = next;
-    return next;
-  }
+  /** Reloads from the database (coalesced: see shared/coalesced-reload.ts). */
+  readonly load = coalescedReload(() => this.loadNow());
 
   private async loadNow(): Promise<void> {
     const rows = await this.db.client.findMany({

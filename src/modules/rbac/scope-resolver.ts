@@ -18,6 +18,7 @@
 import type { Db } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
+import { coalescedReload } from "../../shared/coalesced-reload";
 import { EMPTY_SNAPSHOT, loadAccessSnapshot, memberKey, subjectKey, type AccessSnapshot, type IndexedBinding } from "./access-snapshot";
 
 export type AccessSubject =
@@ -38,11 +39,6 @@ const NOTHING: ReadonlySet<string> = new Set();
 
 export class ScopeResolver {
   private snapshot: AccessSnapshot = EMPTY_SNAPSHOT;
-  /** Load sequence numbers: a slow older load must never overwrite a newer one. */
-  private started = 0;
-  private applied = 0;
-  private running: Promise<void> | null = null;
-  private queued: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -54,37 +50,12 @@ export class ScopeResolver {
 
   /**
    * (Re)builds the snapshot from the database. Called at start and by the "access" cache version.
-   * Resolves once a load that started after this call has been applied, so a writer that awaits
-   * it sees its own commit. Writes arriving while a load runs share one follow-up load instead of
-   * starting one full load each.
+   * Coalesced (shared/coalesced-reload.ts): a writer that awaits it sees its own commit, and a
+   * burst of writes costs at most two loads.
    */
-  load(): Promise<void> {
-    if (!this.running) return this.startLoad();
-    // The running load may have read before the caller's commit: queue exactly one more after it.
-    this.queued ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = null;
-        return this.startLoad();
-      });
-    return this.queued;
-  }
-
-  private startLoad(): Promise<void> {
-    const seq = ++this.started;
-    const run = loadAccessSnapshot(this.db)
-      .then((next) => {
-        if (seq > this.applied) {
-          this.applied = seq;
-          this.snapshot = next;
-        }
-      })
-      .finally(() => {
-        if (this.running === run) this.running = null;
-      });
-    this.running = run;
-    return run;
-  }
+  readonly load = coalescedReload(async () => {
+    this.snapshot = await loadAccessSnapshot(this.db);
+  });
 
   /**
    * Whether the subject may hold anything in the workspace now. For a user: an active membership

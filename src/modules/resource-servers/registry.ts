@@ -5,6 +5,7 @@
 import type { Db } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import { verifySecret } from "../../shared/crypto";
+import { coalescedReload } from "../../shared/coalesced-reload";
 import { canonicalResource } from "./resource-url";
 
 export interface RegisteredServer {
@@ -28,7 +29,10 @@ export class ResourceServerRegistry {
     versions.on("resource_servers", () => this.load());
   }
 
-  async load(): Promise<void> {
+  /** Reloads every live server (coalesced: see shared/coalesced-reload.ts). */
+  readonly load = coalescedReload(() => this.loadNow());
+
+  private async loadNow(): Promise<void> {
     const rows = await this.db.resourceServer.findMany({
       where: { deletedAt: null },
       select: { id: true, tenantId: true, resourceUrl: true, introspectionSecretHash: true, state: true, registrationModes: true },

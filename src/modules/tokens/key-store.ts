@@ -5,6 +5,7 @@ import type { Db } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { decryptAtRest, encryptAtRest } from "../../shared/crypto";
+import { coalescedReload } from "../../shared/coalesced-reload";
 import { publishedKeysAt, signingKeyAt } from "./key-schedule";
 
 export const SIGNING_ALG = "ES256";
@@ -44,7 +45,10 @@ export class KeyStore {
     }
   }
 
-  async load(): Promise<void> {
+  /** Loads every key, importing only new ones (coalesced: see shared/coalesced-reload.ts). */
+  readonly load = coalescedReload(() => this.loadNow());
+
+  private async loadNow(): Promise<void> {
     const rows = await this.db.signingKey.findMany();
     const loaded: LoadedKey[] = [];
     for (const row of rows) {

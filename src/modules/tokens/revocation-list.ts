@@ -5,13 +5,13 @@
 import type { Db } from "../../storage";
 import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
+import { coalescedReload } from "../../shared/coalesced-reload";
 
 const PRUNE_EVERY = 256;
 
 export class RevocationList {
   /** jti -> expiry (ms) of the revoked token. */
   private revoked = new Map<string, number>();
-  private loading: Promise<void> = Promise.resolve();
   private writes = 0;
 
   constructor(
@@ -23,14 +23,8 @@ export class RevocationList {
   }
 
   /** Loads every unexpired revocation (at start, and when another instance revoked something). */
-  load(): Promise<void> {
-    const next = this.loading.then(
-      () => this.loadNow(),
-      () => this.loadNow(),
-    );
-    this.loading = next;
-    return next;
-  }
+  /** Loads every unexpired revocation (at start, and when another instance revoked something). */
+  readonly load = coalescedReload(() => this.loadNow());
 
   private async loadNow(): Promise<void> {
     const rows = await this.db.revokedToken.findMany({ where: { expiresAt: { gt: this.clock.now() } }, select: { jti: true, expiresAt: true } });

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type { Db } from "../../../storage";
 import type { CacheVersions } from "../../../storage";
+import { coalescedReload } from "../../../shared/coalesced-reload";
 import { toDriftEventView, DRIFT_ORDER, type DriftEventView } from "../drift/views";
 import { compileScopeMatrix, type ScopeMatrix } from "./compile";
 
@@ -48,8 +49,6 @@ export function compileDocument(doc: PolicyDocument): CompiledPolicy {
 
 export class PolicyCache {
   private byId = new Map<string, CompiledPolicy>();
-  private running: Promise<void> | undefined;
-  private queued: Promise<void> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -63,22 +62,8 @@ export class PolicyCache {
     return this.byId.get(rsId);
   }
 
-  /** Rebuilds every policy. While one rebuild runs, later callers share one follow-up rebuild. */
-  reload(): Promise<void> {
-    if (!this.running) {
-      this.running = this.rebuild().finally(() => {
-        this.running = undefined;
-      });
-      return this.running;
-    }
-    this.queued ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.reload();
-      });
-    return this.queued;
-  }
+  /** Rebuilds every policy (coalesced: a burst of writes shares one follow-up rebuild). */
+  readonly reload = coalescedReload(() => this.rebuild());
 
   private async rebuild(): Promise<void> {
     const servers = await this.db.resourceServer.findMany({ where: { deletedAt: null }, select: { id: true, state: true, scanGeneration: true } });
