@@ -1,6 +1,6 @@
 // Set-up shared by the OAuth scenarios, through the public API (kept outside scenarios/, where
 // every file is a scenario).
-import type { BenchContext } from "./scenario";
+import type { AutocannonRequest, BenchContext } from "./scenario";
 
 export async function createServer(ctx: BenchContext, label: string): Promise<{ id: string; introspection_secret: string; resource_url: string }> {
   return ctx.admin("POST", "/svc/resource-servers", {
@@ -31,4 +31,17 @@ export async function getToken(ctx: BenchContext, client: { client_id: string; c
   });
   if (!res.ok) throw new Error(`token request failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** The request a resource server sends to introspect `token` (RFC 7662, Basic rs_id:secret). */
+export function introspectionRequest(server: { id: string; introspection_secret: string }, token: string): AutocannonRequest {
+  return {
+    method: "POST",
+    path: "/oauth/introspect",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      authorization: `Basic ${Buffer.from(`${server.id}:${server.introspection_secret}`).toString("base64")}`,
+    },
+    body: new URLSearchParams({ token }).toString(),
+  };
 }

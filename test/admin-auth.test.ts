@@ -47,15 +47,7 @@ describe("admin endpoints", () => {
   });
 
   it("answer 401 tenant_id required in JWT for a signed token with no tenant", async () => {
-    const { kid, key } = h.services.keys.signingKey();
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ sub: h.ownerId })
-      .setProtectedHeader({ alg: "ES256", typ: "JWT", kid })
-      .setIssuer(h.config.publicUrl)
-      .setAudience("urn:toolgate:admin")
-      .setIssuedAt(now)
-      .setExpirationTime(now + 600)
-      .sign(key);
+    const token = await h.adminTokenWithoutTenant();
     const r = await h.request("POST", path(), { token, json: {} });
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ error: "tenant_id required in JWT" });

@@ -255,15 +255,7 @@ describe("authentication", () => {
   });
 
   it("refuses a signed token without a tenant: 401 tenant_id required in JWT", async () => {
-    const { kid, key } = h.services.keys.signingKey();
-    const now = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ sub: h.ownerId })
-      .setProtectedHeader({ alg: "ES256", typ: "JWT", kid })
-      .setIssuer(h.config.publicUrl)
-      .setAudience("urn:toolgate:admin")
-      .setIssuedAt(now)
-      .setExpirationTime(now + 600)
-      .sign(key);
+    const token = await h.adminTokenWithoutTenant();
     const r = await gql(h, WorkspaceDocument, {}, { token });
     expect(r.status).toBe(401);
     expect(r.errors).toEqual([{ message: "tenant_id required in JWT", extensions: { code: "UNAUTHENTICATED" } }]);

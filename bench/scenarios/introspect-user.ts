@@ -2,7 +2,7 @@
 // the user's current role bindings (direct and through a group), from memory. Target: at least
 // 60% of the baseline, the same as machine tokens.
 import type { Scenario } from "../scenario";
-import { createServer } from "../oauth-fixtures";
+import { createServer, introspectionRequest } from "../oauth-fixtures";
 import { userToken } from "../signin-fixtures";
 
 const scenario: Scenario = {
@@ -37,15 +37,7 @@ const scenario: Scenario = {
       password,
       scope: "files:read files:write",
     });
-    return {
-      method: "POST",
-      path: "/oauth/introspect",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        authorization: `Basic ${Buffer.from(`${server.id}:${server.introspection_secret}`).toString("base64")}`,
-      },
-      body: new URLSearchParams({ token }).toString(),
-    };
+    return introspectionRequest(server, token);
   },
 };
 export default scenario;

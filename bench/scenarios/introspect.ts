@@ -1,7 +1,7 @@
 // POST /oauth/introspect of a valid token by its resource server (Basic rs_id:secret): what an
 // MCP server does on every call it does not cache itself. Target: at least 60% of the baseline.
 import type { Scenario } from "../scenario";
-import { createClient, createServer, getToken } from "../oauth-fixtures";
+import { createClient, createServer, getToken, introspectionRequest } from "../oauth-fixtures";
 
 const scenario: Scenario = {
   name: "introspect (valid token)",
@@ -10,15 +10,7 @@ const scenario: Scenario = {
     const server = await createServer(ctx, "introspect");
     const client = await createClient(ctx, server.id);
     const token = await getToken(ctx, client);
-    return {
-      method: "POST",
-      path: "/oauth/introspect",
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        authorization: `Basic ${Buffer.from(`${server.id}:${server.introspection_secret}`).toString("base64")}`,
-      },
-      body: new URLSearchParams({ token }).toString(),
-    };
+    return introspectionRequest(server, token);
   },
 };
 export default scenario;

@@ -3,6 +3,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
+import { SignJWT } from "jose";
+import { ADMIN_AUDIENCE } from "../../src/modules/tokens";
 import { loadConfig, type Config } from "../../src/config";
 import { createLogger } from "../../src/shared/logger";
 import { boot } from "../../src/boot";
@@ -82,6 +84,19 @@ export class Harness {
   /** Shorthand for an admin call with the owner's token. */
   admin<T = any>(method: string, path: string, json?: unknown): Promise<HttpResult<T>> {
     return this.request<T>(method, path, { token: this.adminToken, json });
+  }
+
+  /** An admin JWT signed by this server's own key but carrying no tenant claim. */
+  async adminTokenWithoutTenant(): Promise<string> {
+    const { kid, key } = this.services.keys.signingKey();
+    const now = Math.floor(this.services.clock.now().getTime() / 1000);
+    return new SignJWT({ sub: this.ownerId })
+      .setProtectedHeader({ alg: "ES256", typ: "JWT", kid })
+      .setIssuer(this.config.publicUrl)
+      .setAudience(ADMIN_AUDIENCE)
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600)
+      .sign(key);
   }
 
   async login(email: string, password: string, workspaceId?: string): Promise<string> {

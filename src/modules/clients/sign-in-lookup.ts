@@ -2,18 +2,7 @@
 // pages, its redirect URIs, grant types and allowed scopes. Not a hot path (once per sign-in).
 import type { Db } from "../../storage";
 
-export interface ClientForSignIn {
-  clientId: string;
-  clientName: string;
-  tenantId: string;
-  resourceServerId: string | null;
-  status: string;
-  redirectUris: string[];
-  grantTypes: string[];
-  allowedScopes: string[];
-}
-
-export async function findClientForSignIn(db: Db, clientId: string): Promise<ClientForSignIn | null> {
+export async function findClientForSignIn(db: Db, clientId: string) {
   const c = await db.client.findUnique({ where: { clientId } });
   if (!c) return null;
   return {
@@ -27,3 +16,5 @@ export async function findClientForSignIn(db: Db, clientId: string): Promise<Cli
     allowedScopes: c.allowedScopes as string[],
   };
 }
+
+export type ClientForSignIn = NonNullable<Awaited<ReturnType<typeof findClientForSignIn>>>;
