@@ -1,7 +1,6 @@
 // The cockpit graph over real HTTP with the admin JWT: queries, mutations through the same services
 // as REST, authentication and role errors with extensions.code, masking of unexpected errors.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SignJWT } from "jose";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { codesOf, gql } from "./graphql/client";
 import {
