@@ -36,13 +36,22 @@ export class CacheVersions {
     for (const row of await this.db.cacheVersion.findMany()) this.known.set(row.name, row.version);
   }
 
+  /**
+   * Reloads the caches whose version moved. A version counts as seen only once every listener of
+   * that name reloaded successfully, so a reload that fails (e.g. a transient database error) is
+   * retried on the next poll instead of leaving this instance stale until an unrelated write.
+   */
   async poll(): Promise<void> {
     const rows = await this.db.cacheVersion.findMany();
+    const failures: unknown[] = [];
     for (const row of rows) {
       if (this.known.get(row.name) === row.version) continue;
-      this.known.set(row.name, row.version);
-      for (const l of this.listeners.get(row.name) ?? []) await l();
+      const results = await Promise.allSettled([...(this.listeners.get(row.name) ?? [])].map(async (l) => l()));
+      const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+      if (failed.length === 0) this.known.set(row.name, row.version);
+      else failures.push(...failed.map((f) => f.reason));
     }
+    if (failures.length > 0) throw new AggregateError(failures, "cache reload failed; retrying on the next poll");
   }
 
   start(intervalMs: number, onError: (e: unknown) => void): void {
