@@ -18,6 +18,7 @@ import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
+import { rejectUnsafeInput } from "./rest/input-hygiene";
 import { adminAuth } from "./rest/admin-auth";
 import { GRAPHQL_PATH, createGraphQLServer } from "./graphql/server";
 import { healthRouter } from "./rest/health";
@@ -175,6 +176,7 @@ export function createHttpApp(services: Services): Express {
   // Bodies: OAuth endpoints take forms (RFC 6749 §4.1.3), everything else JSON; both size-limited.
   app.use(express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 50 }));
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(rejectUnsafeInput);
 
   // Unauthenticated surface.
   app.use(healthRouter(db));

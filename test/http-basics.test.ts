@@ -42,4 +42,25 @@ describe("HTTP basics", () => {
   it("does not advertise the framework", async () => {
     expect((await h.request("GET", "/healthz")).headers.get("x-powered-by")).toBeNull();
   });
+
+  it("answers 400, never 500, for a malformed percent-encoding in a path", async () => {
+    const unauthenticated = await h.request("GET", "/svc/resource-servers/%E0%A4%A/sdk-policy");
+    expect(unauthenticated.status).toBe(400);
+    const admin = await h.request("GET", "/svc/resource-servers/%E0%A4%A", { token: h.adminToken });
+    expect(admin.status).toBe(400);
+    expect(admin.body).toEqual({ error: "malformed request" });
+  });
+
+  it("refuses NUL characters and absurd nesting as bad input before any database work", async () => {
+    const login = await h.request("POST", "/svc/uflow/auth/login", { json: { email: "a\u0000@b.test", password: "x" } });
+    expect(login.status).toBe(400);
+    expect(login.body).toEqual({ error: "request must not contain NUL characters" });
+    const authorize = await h.request("GET", "/oauth/authorize?client_id=%00x");
+    expect(authorize.status).toBe(400);
+    expect(authorize.body).toMatchObject({ error: "invalid_request" });
+    const deep = JSON.parse(`{"name":"d","public_base_url":"https://deep.example.test","protected_base_path":"/","x":${"[".repeat(200)}${"]".repeat(200)}}`);
+    const r = await h.request("POST", "/svc/resource-servers", { token: h.adminToken, json: deep });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatch(/nests deeper than 32 levels/);
+  });
 });

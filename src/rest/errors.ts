@@ -18,6 +18,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     if (err instanceof OAuthError) return sendOAuthError(res, err);
     if (err instanceof DomainError) {
+      if (req.path.startsWith("/oauth/") && err.code === "bad_request") return sendOAuthError(res, new OAuthError("invalid_request", err.message));
       res.status(err.status).json({ error: err.message, ...(err.details ?? {}) });
       return;
     }
@@ -33,6 +34,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (status === 400 && (type === "entity.parse.failed" || type === "encoding.unsupported" || type === "charset.unsupported")) {
       if (isOAuthPath) return sendOAuthError(res, new OAuthError("invalid_request", "malformed request body"));
       res.status(400).json({ error: "request body is not valid JSON" });
+      return;
+    }
+    // Anything else the HTTP layer refused as the client's fault (e.g. a path parameter with a
+    // malformed percent-encoding: Express answers URIError with status 400).
+    if (typeof status === "number" && status >= 400 && status < 500 && status !== 415) {
+      if (isOAuthPath) return sendOAuthError(res, new OAuthError("invalid_request", "malformed request", status));
+      res.status(status).json({ error: "malformed request" });
       return;
     }
     if (status === 415) {

@@ -5,6 +5,7 @@
 // GET sdk-policy is a hot path: credentials are checked against the in-memory registry (HMAC,
 // constant time) and the answer is a prebuilt buffer with a strong ETag; no database query, no
 // JSON serialization per request. `If-None-Match` answers 304.
+import { rejectUnsafeInput } from "./input-hygiene";
 import express, { Router, type Request, type Response } from "express";
 import type { RegisteredServer, ResourceServerRegistry, ResourceServerLifecycle } from "../modules/resource-servers";
 import { parseBasicAuth } from "./basic-auth";
@@ -66,6 +67,7 @@ export function runtimeRouter(registry: ResourceServerRegistry, lifecycle: Pick<
       next();
     },
     manifestBody,
+    rejectUnsafeInput,
     async (req, res) => {
       res.json(await runtime.pushManifest(res.locals.runtimeServer as RegisteredServer, req.body));
     },
