@@ -19,7 +19,7 @@ import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
 import { rejectUnsafeInput } from "./rest/input-hygiene";
-import { adminAuth } from "./rest/admin-auth";
+import { adminAuth, noStore } from "./rest/admin-auth";
 import { GRAPHQL_PATH, createGraphQLServer } from "./graphql/server";
 import { healthRouter } from "./rest/health";
 import { authRouter } from "./rest/auth";
@@ -118,7 +118,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       findClient: (clientId) => findClientForSignIn(deps.db, clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
-      verifyUser: (email, password) => tenancy.verifyCredentials(email, password),
+      // A throttled account gets the same page as a wrong password (no hint for a guesser).
+      verifyUser: (email, password) => tenancy.verifyCredentials(email, password).catch((e) => (e?.code === "too_many_requests" ? null : Promise.reject(e))),
       isActive: (tenantId, userId) => resolver.isActive({ tenantId, subject: { type: "user", id: userId } }),
       scopesFor: (tenantId, resourceServerId, userId) => userScopes(tenantId, resourceServerId, userId) ?? new Set(),
     },
@@ -191,7 +192,7 @@ export function createHttpApp(services: Services): Express {
 
   // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
   // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
-  app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy));
+  app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy), noStore);
   app.use(usersRouter(tenancy));
   app.use(resourceServersRouter(resourceServers));
   app.use(lifecycleRouter(services.lifecycle));

@@ -15,6 +15,7 @@ export const GRAPHQL_CODES: Record<DomainErrorCode, string> = {
   not_found: "NOT_FOUND",
   conflict: "CONFLICT",
   payload_too_large: "PAYLOAD_TOO_LARGE",
+  too_many_requests: "RATE_LIMITED",
   upstream_failed: "UPSTREAM_FAILED",
 };
 

@@ -48,3 +48,12 @@ export function actorOf(res: Response): Actor {
   if (!actor) throw new Error("adminAuth did not run for this route");
   return actor;
 }
+
+/**
+ * Admin answers are per-user and some carry one-time secrets (registration, rotation): no cache
+ * (browser, proxy) may keep them (RFC 9111 §5.2.2.5).
+ */
+export const noStore: RequestHandler = (_req, res, next) => {
+  res.set("Cache-Control", "no-store");
+  next();
+};

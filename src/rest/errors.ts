@@ -19,6 +19,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (err instanceof OAuthError) return sendOAuthError(res, err);
     if (err instanceof DomainError) {
       if (req.path.startsWith("/oauth/") && err.code === "bad_request") return sendOAuthError(res, new OAuthError("invalid_request", err.message));
+      if (err.code === "too_many_requests" && typeof err.details?.retry_after === "number") res.set("Retry-After", String(err.details.retry_after));
       res.status(err.status).json({ error: err.message, ...(err.details ?? {}) });
       return;
     }

@@ -8,6 +8,7 @@ export type DomainErrorCode =
   | "not_found" // 404
   | "conflict" // 409
   | "payload_too_large" // 413
+  | "too_many_requests" // 429
   | "upstream_failed"; // 502
 
 const STATUS: Record<DomainErrorCode, number> = {
@@ -17,6 +18,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   payload_too_large: 413,
+  too_many_requests: 429,
   upstream_failed: 502,
 };
 

@@ -4,7 +4,8 @@ import type { CacheVersions, Db } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
-import { conflict, forbidden, unauthenticated } from "../../shared/errors";
+import { DomainError, conflict, forbidden, unauthenticated } from "../../shared/errors";
+import { LoginThrottle } from "./login-throttle";
 import { type Actor, type MembershipType, assertCanWrite, assertSameTenant } from "../../shared/actor";
 import type { JwtService } from "../tokens";
 import { toMembershipView, type MembershipView } from "./views";
@@ -32,7 +33,12 @@ export class TenancyService {
     private readonly clock: Clock,
     /** Memberships decide what the scope resolver grants: a new one must reload its snapshot. */
     private readonly versions: CacheVersions,
-  ) {}
+  ) {
+    this.throttle = new LoginThrottle(clock);
+  }
+
+  /** Wrong-password counting for admin login and end-user sign-in alike. */
+  private readonly throttle: LoginThrottle;
 
   /**
    * Creates a workspace with `email` as its owner. An existing user keeps their password (it is
@@ -80,9 +86,16 @@ export class TenancyService {
    */
   async verifyCredentials(emailInput: string, password: string): Promise<{ id: string; email: string } | null> {
     const email = emailInput.trim().toLowerCase();
+    const wait = this.throttle.retryAfter(email);
+    if (wait > 0) throw new DomainError("too_many_requests", "too many failed sign-in attempts; try again later", { retry_after: wait });
     const user = await this.db.user.findUnique({ where: { email } });
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    return user && user.passwordHash && ok ? { id: user.id, email: user.email } : null;
+    if (user && user.passwordHash && ok) {
+      this.throttle.succeed(email);
+      return { id: user.id, email: user.email };
+    }
+    this.throttle.fail(email);
+    return null;
   }
 
   /** Verifies a password login and issues an admin JWT for one of the user's workspaces. */
@@ -94,7 +107,9 @@ export class TenancyService {
       orderBy: { createdAt: "asc" },
     });
     const chosen = memberships[0];
-    if (!chosen) throw forbidden(input.workspace_id ? "not an active member of this workspace" : "not an active member of any workspace");
+    // The same answer as a wrong password: a right password must not be confirmed to someone who
+    // cannot use it (no credential oracle).
+    if (!chosen) throw unauthenticated("invalid email or password");
     const { token, expiresIn } = await this.jwt.signAdminToken(user.id, chosen.tenantId);
     return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
   }
