@@ -197,6 +197,13 @@ describe("GET end users (list and filters)", () => {
     expect((await h.admin("GET", `${base()}?q=nobody-matches`)).body).toEqual({ items: [], count: 0 });
   });
 
+  it("q ignores case beyond ASCII on both databases", async () => {
+    const r = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "emile@example.test", username: "Émile" });
+    expect(r.status).toBe(201);
+    const found = await h.admin("GET", `${base()}?q=${encodeURIComponent("émile")}`);
+    expect(ids(found.body.items)).toEqual([r.body.id]);
+  });
+
   it("q treats LIKE wildcards literally", async () => {
     // "_" appears only in Bobby_Tables; "%" appears nowhere.
     expect(ids((await h.admin("GET", `${base()}?q=${encodeURIComponent("_")}`)).body.items)).toEqual([bob]);

@@ -33,7 +33,9 @@ export class EndUserService {
     assertSameTenant(actor, tenantId);
     assertCanRead(actor);
     const userWhere: Prisma.UserWhereInput[] = [];
-    if (filter.q) userWhere.push({ OR: [{ email: this.containsIgnoringCase(filter.q) }, { username: this.containsIgnoringCase(filter.q) }] });
+    // SQLite's LIKE folds ASCII letters only: a non-ASCII query is matched by the literal re-check below alone.
+    const narrowInDb = filter.q && (this.dbKind === "postgresql" || /^[\x00-\x7f]*$/.test(filter.q));
+    if (narrowInDb) userWhere.push({ OR: [{ email: this.containsIgnoringCase(filter.q!) }, { username: this.containsIgnoringCase(filter.q!) }] });
     // A member without a row is active, so "active" means "no suspended row".
     if (filter.status === "suspended") userWhere.push({ endUserState: { some: { tenantId, status: "suspended" } } });
     if (filter.status === "active") userWhere.push({ endUserState: { none: { tenantId, status: "suspended" } } });
