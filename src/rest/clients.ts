@@ -31,7 +31,7 @@ export function clientsRouter(clients: ClientService): Router {
   });
   r.get("/svc/resource-servers/:id/clients", async (req, res) => {
     const { id } = parseWith(serverParams, req.params);
-    res.json(await clients.list(actorOf(res), id, parseWith(listClientsQuerySchema, req.query)));
+    res.json(await clients.list(actorOf(res), id, parseWith(listClientsQuerySchema, req.query, "query")));
   });
   r.get("/svc/resource-servers/:id/clients/:client_id", async (req, res) => {
     const { id, client_id } = parseWith(clientParams, req.params);

@@ -13,7 +13,7 @@ export function driftRouter(l: ResourceServerLifecycle): Router {
   const r = Router();
   r.get("/svc/resource-servers/:id/drift-events", async (req, res) => {
     const { id } = parseWith(idParams, req.params);
-    const { undismissed } = parseWith(listQuery, req.query);
+    const { undismissed } = parseWith(listQuery, req.query, "query");
     res.json(await l.drift.list(actorOf(res), id, { undismissed: undismissed === "true" }));
   });
   r.post("/svc/resource-servers/:id/drift-events/:event_id/dismiss", async (req, res) => {

@@ -13,7 +13,7 @@ export function endUsersRouter(endUsers: EndUserService): Router {
   const base = "/uflow/v2/tenants/:tenant_id/end-users";
   r.get(base, async (req, res) => {
     const { tenant_id } = parseWith(tenantParams, req.params);
-    res.json(await endUsers.list(actorOf(res), tenant_id, parseWith(listEndUsersQuery, req.query)));
+    res.json(await endUsers.list(actorOf(res), tenant_id, parseWith(listEndUsersQuery, req.query, "query")));
   });
   r.get(`${base}/:user_id`, async (req, res) => {
     const { tenant_id, user_id } = parseWith(endUserParams, req.params);

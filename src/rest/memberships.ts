@@ -13,7 +13,7 @@ export function membershipsRouter(memberships: MembershipService): Router {
   const base = "/uflow/v2/tenants/:tenant_id/memberships";
   r.get(base, async (req, res) => {
     const { tenant_id } = parseWith(tenantParams, req.params);
-    res.json(await memberships.list(actorOf(res), tenant_id, parseWith(listMembershipsQuery, req.query)));
+    res.json(await memberships.list(actorOf(res), tenant_id, parseWith(listMembershipsQuery, req.query, "query")));
   });
   r.post(base, async (req, res) => {
     const { tenant_id } = parseWith(tenantParams, req.params);

@@ -3,11 +3,11 @@
 import type { z } from "zod";
 import { badRequest } from "../shared/errors";
 
-export function describeZodError(error: z.ZodError): string {
+export function describeZodError(error: z.ZodError, where: InputLocation = "body"): string {
   return error.issues
     .slice(0, 5)
     .map((i) => {
-      const field = i.path.length > 0 ? i.path.join(".") : "body";
+      const field = i.path.length > 0 ? i.path.join(".") : where;
       if (i.code === "unrecognized_keys") return `${field}: unknown field(s) ${(i as { keys: string[] }).keys.join(", ")}`;
       if (i.code === "invalid_type" && (i as { input?: unknown }).input === undefined) return `${field}: is required`;
       return `${field}: ${i.message}`;
@@ -15,8 +15,11 @@ export function describeZodError(error: z.ZodError): string {
     .join("; ");
 }
 
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+/** Where a value came from, named in messages about the whole value (e.g. "query: unknown field(s) x"). */
+export type InputLocation = "body" | "query" | "path";
+
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: InputLocation = "body"): z.output<S> {
   const r = schema.safeParse(value ?? {});
-  if (!r.success) throw badRequest(describeZodError(r.error));
+  if (!r.success) throw badRequest(describeZodError(r.error, where));
   return r.data;
 }
