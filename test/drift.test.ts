@@ -86,6 +86,17 @@ describe("the five kinds, while ready", () => {
     });
   });
 
+  it("disabling and swapping the role in one change is only default_role_disabled; a disabled policy's role swap is no drift", async () => {
+    const rs = await ready();
+    const viewer = await createRole(h, h.workspaceId, `v2-${rs.id}`);
+    const editor = await createRole(h, h.workspaceId, `e2-${rs.id}`);
+    await admin(rs.id, "PUT", "/access-policy", { enabled: true, default_role_id: viewer });
+    await admin(rs.id, "PUT", "/access-policy", { enabled: false, default_role_id: editor });
+    await admin(rs.id, "PUT", "/access-policy", { enabled: false, default_role_id: viewer });
+    const types = (await events(rs.id)).items.map((e: { event_type: string }) => e.event_type);
+    expect(types).toEqual(["default_role_disabled"]);
+  });
+
   it("secret_rotated: rotated_by (administrator) and rotated_at (ISO 8601), same instant as the rotation", async () => {
     const rs = await ready();
     clock.advance(5000);

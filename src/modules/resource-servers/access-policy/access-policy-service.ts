@@ -69,7 +69,9 @@ export class AccessPolicyService {
       if (prior?.enabled && !input.enabled) {
         drifted += await this.drift.record(tx, ctx, "default_role_disabled", [{ prior_default_role: prior.defaultRoleId ?? "" }]);
       }
-      if (prior?.defaultRoleId && roleId && prior.defaultRoleId !== roleId) {
+      // A replaced role is drift only while a policy is in force before and after: disabling is its
+      // own event, and a disabled policy's stored role grants nobody anything.
+      if (prior?.enabled && input.enabled && prior.defaultRoleId && roleId && prior.defaultRoleId !== roleId) {
         drifted += await this.drift.record(tx, ctx, "default_role_changed", [{ prior_default_role: prior.defaultRoleId, new_default_role: roleId }]);
       }
       return saved;
