@@ -50,6 +50,7 @@ describe("resource server registration", () => {
     [{ public_base_url: "ftp://x.test" }, "public_base_url"],
     [{ public_base_url: "https://x.test/?q=1" }, "public_base_url"],
     [{ public_base_url: "not a url" }, "public_base_url"],
+    [{ public_base_url: "https://x.test/a b" }, "public_base_url"],
     [{ protected_base_path: "mcp" }, "protected_base_path"],
     [{ protected_base_path: "/a/../b" }, "protected_base_path"],
     [{ protected_base_path: "/a b" }, "protected_base_path"],

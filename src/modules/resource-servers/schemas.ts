@@ -9,6 +9,7 @@ export const publicBaseUrlSchema = z
   .string()
   .trim()
   .max(2048)
+  .refine((v) => !/[\s\u0000-\u001f\u007f]/.test(v), "must not contain spaces or control characters")
   .refine((v) => {
     try {
       const u = new URL(v);
