@@ -24,6 +24,7 @@ import { IntrospectionEndpoint } from "./introspection-endpoint";
 import { buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
+import { TokenFamilies } from "./token-families";
 
 export interface OAuthDeps {
   db: Db;
@@ -55,6 +56,8 @@ export interface OAuthServices {
   issuer: AccessTokenIssuer;
   introspection: IntrospectionService;
   tokenRevocation: TokenRevocationService;
+  /** Refresh-token chains with their access tokens (present when sign-in is wired). */
+  families?: TokenFamilies;
   grants: readonly GrantHandler[];
   metadata: ServerMetadata;
   tokenEndpoint: TokenEndpoint;
@@ -74,10 +77,22 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes ?? new DefaultSubjectScopeResolver());
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
   const auth = new ClientAuthenticator(clientRegistry);
-  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin });
-  const revokers: TokenRevoker[] = [{ tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) }];
   const refreshTokens = deps.signin?.refreshTokens;
-  if (refreshTokens) revokers.push({ tokenType: "refresh_token", revoke: (client, token) => refreshTokens.revoke(token, client.clientId) });
+  const families = refreshTokens ? new TokenFamilies(revocations, refreshTokens) : undefined;
+  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families });
+  const revokers: TokenRevoker[] = [{ tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) }];
+  if (refreshTokens && families) {
+    // RFC 7009 §2.1: revoking a refresh token revokes its chain and the access tokens minted from it.
+    revokers.push({
+      tokenType: "refresh_token",
+      async revoke(client, token) {
+        const familyId = await refreshTokens.familyOf(token, client.clientId);
+        if (familyId === null) return false;
+        await families.revoke(familyId);
+        return true;
+      },
+    });
+  }
   return {
     clients,
     oauth: {
@@ -88,6 +103,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       issuer,
       introspection,
       tokenRevocation,
+      families,
       grants,
       metadata: buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors),
       tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed),

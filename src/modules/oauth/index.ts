@@ -6,4 +6,5 @@ export { createGrants, clientCredentialsGrant, type GrantDeps, type SignInGrantD
 export { buildServerMetadata, OAUTH_PATHS, type ServerMetadata, type MetadataContributor } from "./metadata";
 export { OAUTH_ERROR_DESCRIPTIONS, oauthError } from "./errors";
 export { single, required, multi, type RawParams } from "./params";
+export { TokenFamilies } from "./token-families";
 export { createOAuth, type OAuthDeps, type OAuthServices } from "./create";

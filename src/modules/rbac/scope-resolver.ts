@@ -94,7 +94,9 @@ export class ScopeResolver {
   /**
    * Introspection's seam (the tokens module's SubjectScopeSource, matched structurally so rbac does
    * not depend on tokens): what the token's subject may hold now on the calling server, or null
-   * when a user may hold nothing at all (the token is then inactive).
+   * when a user may hold nothing at all (the token is then inactive). A user token is also bounded
+   * by its client's current allowed scopes (what consent could grant through that client today),
+   * so narrowing a client narrows its users' tokens too.
    */
   allowedScopes(
     token: { sub: string; tenant_id: string; sub_type?: string },
@@ -107,7 +109,11 @@ export class ScopeResolver {
       kind === "user" ? { type: "user", id: token.sub } : { type: "client", clientId: client.clientId, allowedScopes: client.allowedScopeSet };
     const q = { tenantId: token.tenant_id, resourceServerId: server.id, subject };
     if (!this.isActive(q)) return null;
-    return this.scopesFor(q);
+    const held = this.scopesFor(q);
+    if (subject.type === "client") return held;
+    const out = new Set<string>();
+    for (const s of held) if (client.allowedScopeSet.has(s)) out.add(s);
+    return out;
   }
 
   /**

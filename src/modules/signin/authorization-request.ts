@@ -44,6 +44,8 @@ export interface ValidatedAuthorization {
   resourceServerId: string;
   resource: string;
   redirectUri: string;
+  /** Whether the request carried redirect_uri (else the one registered URI is used, and the token request may omit it). */
+  redirectUriSent: boolean;
   scopes: string[];
   state?: string;
   codeChallenge: string;
@@ -109,6 +111,7 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
       resourceServerId: server.id,
       resource: server.resourceUrl,
       redirectUri,
+      redirectUriSent: q.redirect_uri !== undefined,
       scopes,
       state: q.state,
       codeChallenge: q.code_challenge,

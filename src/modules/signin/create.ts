@@ -34,6 +34,6 @@ export function createSignIn(deps: SignInDeps): SignInServices {
   const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids);
   const firstTimeGrant = new FirstTimeGrant(deps.db, deps.versions, deps.clock, deps.ids);
   const tickets = new TicketSealer(deps.ticketKey, () => deps.clock.now());
-  const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer);
+  const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer, deps.ids);
   return { service, codes, refreshTokens, firstTimeGrant };
 }

@@ -35,14 +35,20 @@ export interface ClientDisplay {
   scopes: string[];
 }
 
-export function loginPage(opts: { ticket: string; client: ClientDisplay; error?: string; email?: string }): string {
+/** Absolute form targets (a relative action resolves against whichever page shows the form). */
+export interface FormActions {
+  login: string;
+  consent: string;
+}
+
+export function loginPage(opts: { ticket: string; client: ClientDisplay; action: string; error?: string; email?: string }): string {
   const { client } = opts;
   return page(
     "Sign in",
     `<h1>Sign in</h1>
 <p><strong>${escapeHtml(client.clientName)}</strong> wants to access <code>${escapeHtml(client.resource)}</code> on your behalf.</p>
 ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ""}
-<form method="post" action="authorize/login">
+<form method="post" action="${escapeHtml(opts.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(opts.email ?? "")}">
@@ -53,7 +59,7 @@ ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : "
   );
 }
 
-export function consentPage(opts: { ticket: string; client: ClientDisplay; userEmail: string }): string {
+export function consentPage(opts: { ticket: string; client: ClientDisplay; action: string; userEmail: string }): string {
   const { client } = opts;
   const scopes = client.scopes.length
     ? `<ul>${client.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join("")}</ul>`
@@ -66,7 +72,7 @@ export function consentPage(opts: { ticket: string; client: ClientDisplay; userE
 <code>${escapeHtml(client.resource)}</code> with these permissions:</p>
 ${scopes}
 <p>After you decide, you will be sent to <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
-<form method="post" action="authorize/consent">
+<form method="post" action="${escapeHtml(opts.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

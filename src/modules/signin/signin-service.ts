@@ -1,7 +1,8 @@
 // End-user sign-in for the authorization code grant: the authorize request is validated, the user
 // signs in on a server-rendered page, approves on a consent page, and is sent back to the client
 // with a single-use code. The state between pages travels in MAC'd, short-lived tickets (no
-// server-side session, no cookie to steal).
+// server-side session, no cookie to steal). A consent ticket carries a random nonce that the code
+// it mints records (unique in the database), so a consent page posted twice mints one code only.
 import { AuthorizationCodes } from "./authorization-codes";
 import {
   validateAuthorizationRequest,
@@ -11,7 +12,8 @@ import {
   type ValidatedAuthorization,
 } from "./authorization-request";
 import type { FirstTimeGrant } from "./first-time-grant";
-import { consentPage, errorPage, loginPage, type ClientDisplay } from "./pages";
+import type { IdGenerator } from "../../shared/ids";
+import { consentPage, errorPage, loginPage, type ClientDisplay, type FormActions } from "./pages";
 import { withParams } from "./redirect-uri";
 import type { TicketSealer } from "./tickets";
 
@@ -37,9 +39,22 @@ interface LoginTicket {
 interface ConsentTicket extends LoginTicket {
   u: string; // user id
   e: string; // user email
+  j: string; // nonce: the one code this ticket may mint records it
+}
+
+/**
+ * The pages' form targets, absolute from the issuer's path: a relative action would resolve
+ * against the page's own URL (the consent page is served at /oauth/authorize/login), and the
+ * issuer may carry a path prefix (https://host/auth) that a proxy strips before Toolgate.
+ */
+export function formActions(issuer: string): FormActions {
+  const base = new URL(issuer).pathname.replace(/\/+$/, "");
+  return { login: `${base}/oauth/authorize/login`, consent: `${base}/oauth/authorize/consent` };
 }
 
 export class SignInService {
+  private readonly actions: FormActions;
+
   constructor(
     private readonly ports: SignInPorts,
     private readonly tickets: TicketSealer,
@@ -47,7 +62,10 @@ export class SignInService {
     private readonly firstTimeGrant: FirstTimeGrant,
     /** RFC 9207: `iss` in every authorization response, equal to the metadata issuer. */
     private readonly issuer: string,
-  ) {}
+    private readonly ids: IdGenerator,
+  ) {
+    this.actions = formActions(issuer);
+  }
 
   private display(r: ValidatedAuthorization, clientName: string): ClientDisplay {
     return { clientName, clientId: r.clientId, redirectHost: new URL(r.redirectUri).host, resource: r.resource, scopes: r.scopes };
@@ -73,7 +91,7 @@ export class SignInService {
 
   private loginStep(r: ValidatedAuthorization, client: Pick<SignInClient, "clientName">, error?: string, email?: string): SignInStep {
     const ticket = this.tickets.seal("authorize", { r, n: client.clientName } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
-    return { kind: "page", status: error ? 401 : 200, html: loginPage({ ticket, client: this.display(r, client.clientName), error, email }) };
+    return { kind: "page", status: error ? 401 : 200, html: loginPage({ ticket, client: this.display(r, client.clientName), action: this.actions.login, error, email }) };
   }
 
   /** POST /oauth/authorize/login */
@@ -85,14 +103,18 @@ export class SignInService {
     if (!this.ports.isActive(t.r.tenantId, user.id)) {
       return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
     }
-    const consent = this.tickets.seal("consent", { ...t, u: user.id, e: user.email } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
-    return { kind: "page", status: 200, html: consentPage({ ticket: consent, client: this.display(t.r, t.n), userEmail: user.email }) };
+    const consent = this.tickets.seal("consent", { ...t, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
+    return {
+      kind: "page",
+      status: 200,
+      html: consentPage({ ticket: consent, client: this.display(t.r, t.n), action: this.actions.consent, userEmail: user.email }),
+    };
   }
 
   /** POST /oauth/authorize/consent */
   async consent(ticket: string | undefined, decision: string | undefined): Promise<SignInStep> {
     const t = this.tickets.open<ConsentTicket>("consent", ticket);
-    if (!t) return { kind: "page", status: 400, html: errorPage("This consent page has expired. Start again from the application.") };
+    if (!t || typeof t.j !== "string") return { kind: "page", status: 400, html: errorPage("This consent page has expired. Start again from the application.") };
     if (decision !== "allow") return this.errorRedirect(t.r, "access_denied", "the user denied the request");
     // Re-check: the user may have been suspended while the consent page was open.
     if (!this.ports.isActive(t.r.tenantId, t.u)) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
@@ -100,15 +122,21 @@ export class SignInService {
     // The code carries the requested scopes the user holds now; introspection re-resolves later.
     const held = this.ports.scopesFor(t.r.tenantId, t.r.resourceServerId, t.u);
     const scope = t.r.scopes.filter((s) => held.has(s)).join(" ");
-    const code = await this.codes.issue({
-      tenantId: t.r.tenantId,
-      clientId: t.r.clientId,
-      userId: t.u,
-      redirectUri: t.r.redirectUri,
-      codeChallenge: t.r.codeChallenge,
-      scope,
-      resource: t.r.resource,
-    });
+    const code = await this.codes.issue(
+      {
+        tenantId: t.r.tenantId,
+        clientId: t.r.clientId,
+        userId: t.u,
+        redirectUri: t.r.redirectUri,
+        redirectUriSent: t.r.redirectUriSent,
+        codeChallenge: t.r.codeChallenge,
+        scope,
+        resource: t.r.resource,
+      },
+      t.j,
+    );
+    // The ticket already minted its code (the page was posted twice, or replayed).
+    if (code === null) return { kind: "page", status: 400, html: errorPage("This consent page has already been used. Start again from the application.") };
     return this.redirect(t.r.redirectUri, { code, state: t.r.state });
   }
 }

@@ -1,6 +1,6 @@
 // Mints access tokens (RFC 9068 JWT profile: typ at+jwt, aud = the resource server's resource_url)
 // and builds the RFC 6749 §5.1 success body. Every grant ends here, so every token carries the
-// same claims: iss sub aud exp iat jti client_id scope tenant_id (+ sub_type for user tokens).
+// same claims: iss sub aud exp iat jti client_id scope tenant_id (+ sub_type and fid for user tokens).
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
@@ -16,6 +16,8 @@ export interface IssueRequest {
   audience: string;
   scopes: readonly string[];
   lifetimeSeconds: number;
+  /** The token family (user tokens from sign-in): revoking it deactivates the token (claim `fid`). */
+  familyId?: string;
 }
 
 /** RFC 6749 §5.1, exactly these members (the spec's token response). */
@@ -48,6 +50,7 @@ export class AccessTokenIssuer {
     };
     // Machine tokens carry no sub_type (absent = client); user tokens must say so explicitly.
     if (req.subjectType === "user") claims.sub_type = "user";
+    if (req.familyId !== undefined) claims.fid = req.familyId;
     const access_token = await this.jwt.signAccessToken(claims);
     return { access_token, token_type: "Bearer", expires_in: req.lifetimeSeconds, scope };
   }

@@ -24,6 +24,12 @@ export interface AccessTokenClaims {
   tenant_id: string;
   /** "client" for client-credentials tokens, "user" for tokens issued to a signed-in user. */
   sub_type?: "client" | "user";
+  /**
+   * User tokens: the token family (the refresh-token chain started by one authorization code).
+   * Revoking the family (reuse detection, RFC 7009 revocation of a refresh token, a replayed
+   * code) makes every access token carrying it inactive.
+   */
+  fid?: string;
 }
 
 export interface AdminTokenClaims {

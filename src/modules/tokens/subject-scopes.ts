@@ -5,9 +5,10 @@
 // and never wider than the token. Who "the subject" is depends on the token:
 //   - machine tokens (client credentials; sub = client_id, no sub_type or sub_type "client"):
 //     the client's current allowed scopes (in memory, from the ClientRegistry);
-//   - user tokens (sub_type "user"): the user's effective role bindings on that server — supplied
-//     by the RBAC module through `SubjectScopeSource` when it lands. Until then a user token
-//     resolves to nothing and introspects inactive (fail closed, DESIGN.md "Introspection").
+//   - user tokens (sub_type "user"): the user's effective role bindings on that server, bounded by
+//     the client's current allowed scopes — supplied by the RBAC module through
+//     `SubjectScopeSource`. Without it a user token resolves to nothing and introspects inactive
+//     (fail closed, DESIGN.md "Introspection").
 import type { AccessTokenClaims } from "./jwt";
 
 type MaybePromise<T> = T | Promise<T>;

@@ -1,19 +1,25 @@
 // grant_type=authorization_code (RFC 6749 §4.1.3, OAuth 2.1 §4.1.3, RFC 7636 §4.6): the client
 // redeems the single-use code from /oauth/authorize. The code must have been issued to this client
-// and be presented with the same redirect_uri and the PKCE verifier of its challenge; a `resource`
-// given here must be the one the code is bound to (RFC 8707 §2.2). A replayed code revokes the
-// refresh-token chain it started (OAuth 2.1 §4.1.3: "SHOULD revoke ... tokens previously issued").
+// (checked in the compare-and-set: another client's attempt does not use it up) and be presented
+// with the PKCE verifier of its challenge and, when the authorization request carried one, the
+// same redirect_uri (an omitted one may be omitted here too); a `resource` given here must be the
+// one the code is bound to (RFC 8707 §2.2). A replayed code revokes the token family it started —
+// its refresh tokens and its access tokens (OAuth 2.1 §4.1.3: "SHOULD revoke ... tokens previously
+// issued").
 import type { AuthorizationCodes, RefreshTokens } from "../../signin";
 import { verifyPkce } from "../../signin";
 import { canonicalResource } from "../../resource-servers";
 import type { AccessTokenIssuer } from "../../tokens";
+import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";
-import { multi, required } from "../params";
+import { multi, required, single } from "../params";
+import type { TokenFamilies } from "../token-families";
 import type { GrantContext, GrantHandler, GrantResult } from "./types";
 
 export interface AuthorizationCodeDeps {
   codes: AuthorizationCodes;
   refreshTokens: RefreshTokens;
+  families: TokenFamilies;
   issuer: AccessTokenIssuer;
 }
 
@@ -28,23 +34,24 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
     }),
     async handle({ params, client }: GrantContext): Promise<GrantResult> {
       const code = required(params, "code");
-      const redirectUri = required(params, "redirect_uri");
+      const redirectUri = single(params, "redirect_uri");
       const verifier = required(params, "code_verifier");
       const resources = multi(params, "resource");
       if (resources.length > 1) throw oauthError("invalid_target");
 
-      const redeemed = await deps.codes.redeem(code);
+      const redeemed = await deps.codes.redeem(code, client.clientId, redirectUri !== undefined);
       if (!redeemed.ok) {
-        if (redeemed.reused && redeemed.familyId) await deps.refreshTokens.revokeFamily(redeemed.familyId);
+        if (redeemed.reused && redeemed.familyId) await deps.families.revoke(redeemed.familyId);
         throw oauthError("invalid_grant");
       }
       const g = redeemed.grant;
-      if (g.clientId !== client.clientId || g.redirectUri !== redirectUri || !verifyPkce(verifier, g.codeChallenge)) {
+      if ((redirectUri !== undefined && redirectUri !== g.redirectUri) || !verifyPkce(verifier, g.codeChallenge)) {
         throw oauthError("invalid_grant");
       }
       if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target");
 
-      const scopes = g.scope ? g.scope.split(" ") : [];
+      // Never more than the client may be granted now (its allowed scopes may have narrowed since consent).
+      const scopes = parseScope(g.scope).filter((s) => client.allowedScopeSet.has(s));
       const tokens = await deps.issuer.issue({
         subject: g.userId,
         subjectType: "user",
@@ -53,6 +60,7 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
         audience: g.resource,
         scopes,
         lifetimeSeconds: client.tokenLifetime,
+        familyId: redeemed.familyId,
       });
       if (!client.grantTypes.has("refresh_token")) return tokens;
       const refresh_token = await deps.refreshTokens.issue(redeemed.familyId, {
@@ -66,4 +74,3 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
     },
   };
 }
-

@@ -3,6 +3,7 @@
 // add it below. Nothing else changes: dispatch and discovery follow this list, so a grant whose
 // dependencies are not wired is neither served nor advertised.
 import type { AuthorizationCodes, RefreshTokens } from "../../signin";
+import type { TokenFamilies } from "../token-families";
 import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant, type ClientCredentialsDeps } from "./client-credentials";
 import { refreshTokenGrant, type RefreshTokenDeps } from "./refresh-token";
@@ -17,15 +18,19 @@ export interface SignInGrantDeps {
 
 export interface GrantDeps extends ClientCredentialsDeps {
   signin?: SignInGrantDeps;
+  /** Revokes a refresh-token chain with its access tokens (present whenever `signin` is). */
+  families?: TokenFamilies;
 }
 
 export function createGrants(deps: GrantDeps): GrantHandler[] {
   const grants: GrantHandler[] = [clientCredentialsGrant(deps)];
   if (deps.signin) {
+    if (!deps.families) throw new Error("the sign-in grants need token families (revocation of refresh-token chains)");
     const { codes, refreshTokens, userScopes } = deps.signin;
+    const { families } = deps;
     grants.push(
-      authorizationCodeGrant({ codes, refreshTokens, issuer: deps.issuer }),
-      refreshTokenGrant({ refreshTokens, issuer: deps.issuer, servers: deps.servers, userScopes }),
+      authorizationCodeGrant({ codes, refreshTokens, families, issuer: deps.issuer }),
+      refreshTokenGrant({ refreshTokens, families, issuer: deps.issuer, servers: deps.servers, userScopes }),
     );
   }
   return grants;

@@ -1,8 +1,10 @@
 // grant_type=refresh_token (RFC 6749 §6, OAuth 2.1 §4.3): a new access token and a NEW refresh
 // token (rotation, OAuth 2.1 §4.3.1); the presented token is retired, and presenting a retired
-// token revokes the whole chain (reuse detection, RFC 9700 §4.14.2). The scope cannot widen: a
-// requested `scope` must be a subset of the original grant (RFC 6749 §6). The access token carries
-// the granted scopes the user still holds now (the one scope resolver).
+// token revokes the whole family — the chain and the access tokens minted from it (reuse
+// detection, RFC 9700 §4.14.2). The scope cannot widen: a requested `scope` must be a subset of
+// the original grant (RFC 6749 §6). The access token carries the granted scopes that the user
+// still holds now (the one scope resolver) AND the client may still be granted now (its current
+// allowed scopes), like the consent would today.
 import type { RefreshTokens } from "../../signin";
 import { canonicalResource } from "../../resource-servers";
 import type { ResourceServerRegistry } from "../../resource-servers";
@@ -10,10 +12,12 @@ import type { AccessTokenIssuer } from "../../tokens";
 import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";
 import { multi, required, single } from "../params";
+import type { TokenFamilies } from "../token-families";
 import type { GrantContext, GrantHandler, GrantResult } from "./types";
 
 export interface RefreshTokenDeps {
   refreshTokens: RefreshTokens;
+  families: TokenFamilies;
   issuer: AccessTokenIssuer;
   servers: ResourceServerRegistry;
   /** Whether the user may hold anything now, and which scopes on the server (the one resolver). */
@@ -39,13 +43,17 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
       if (!scopes.every((s) => granted.includes(s))) throw oauthError("invalid_scope");
 
       const rotated = await deps.refreshTokens.rotate(presented, client.clientId);
-      if (!rotated.ok) throw oauthError("invalid_grant");
+      if (!rotated.ok) {
+        // A retired token presented again: stolen or replayed. Its whole family dies, access tokens included.
+        if (rotated.reuseDetected) await deps.families.revoke(rotated.familyId);
+        throw oauthError("invalid_grant");
+      }
 
       // The server must still be live and the user still active: otherwise the grant is dead.
       const server = deps.servers.findByResource(g.tenantId, g.resource);
       const held = server ? deps.userScopes(g.tenantId, server.id, g.userId) : null;
       if (!server || !held) {
-        await deps.refreshTokens.revokeFamilyOf(rotated.token);
+        await deps.families.revoke(rotated.familyId);
         throw oauthError("invalid_grant");
       }
       const tokens = await deps.issuer.issue({
@@ -54,8 +62,9 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
         clientId: client.clientId,
         tenantId: g.tenantId,
         audience: g.resource,
-        scopes: scopes.filter((s) => held.has(s)),
+        scopes: scopes.filter((s) => held.has(s) && client.allowedScopeSet.has(s)),
         lifetimeSeconds: client.tokenLifetime,
+        familyId: rotated.familyId,
       });
       return { ...tokens, refresh_token: rotated.token };
     },

@@ -260,7 +260,9 @@ CREATE TABLE "AuthorizationCode" (
     "resource" TEXT NOT NULL,
     "expiresAt" DATETIME NOT NULL,
     "usedAt" DATETIME,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "redirectUriSent" BOOLEAN NOT NULL DEFAULT true,
+    "consentId" TEXT NOT NULL
 );
 
 -- CreateTable
@@ -292,6 +294,13 @@ CREATE TABLE "ServerSignIn" (
 -- CreateTable
 CREATE TABLE "RevokedToken" (
     "jti" TEXT NOT NULL PRIMARY KEY,
+    "expiresAt" DATETIME NOT NULL,
+    "revokedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
+);
+
+-- CreateTable
+CREATE TABLE "RevokedFamily" (
+    "familyId" TEXT NOT NULL PRIMARY KEY,
     "expiresAt" DATETIME NOT NULL,
     "revokedAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
@@ -363,6 +372,9 @@ CREATE INDEX "RoleBinding_tenantId_subjectType_subjectId_idx" ON "RoleBinding"("
 CREATE INDEX "RoleBinding_roleId_idx" ON "RoleBinding"("roleId");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "AuthorizationCode_consentId_key" ON "AuthorizationCode"("consentId");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "RefreshToken_tokenHash_key" ON "RefreshToken"("tokenHash");
 
 -- CreateIndex
@@ -370,3 +382,6 @@ CREATE INDEX "RefreshToken_familyId_idx" ON "RefreshToken"("familyId");
 
 -- CreateIndex
 CREATE INDEX "RevokedToken_expiresAt_idx" ON "RevokedToken"("expiresAt");
+
+-- CreateIndex
+CREATE INDEX "RevokedFamily_expiresAt_idx" ON "RevokedFamily"("expiresAt");

@@ -278,6 +278,8 @@ CREATE TABLE "AuthorizationCode" (
     "expiresAt" TIMESTAMP(3) NOT NULL,
     "usedAt" TIMESTAMP(3),
     "createdAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "redirectUriSent" BOOLEAN NOT NULL DEFAULT true,
+    "consentId" TEXT NOT NULL,
 
     CONSTRAINT "AuthorizationCode_pkey" PRIMARY KEY ("codeHash")
 );
@@ -317,6 +319,15 @@ CREATE TABLE "RevokedToken" (
     "revokedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
     CONSTRAINT "RevokedToken_pkey" PRIMARY KEY ("jti")
+);
+
+-- CreateTable
+CREATE TABLE "RevokedFamily" (
+    "familyId" TEXT NOT NULL,
+    "expiresAt" TIMESTAMP(3) NOT NULL,
+    "revokedAt" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+
+    CONSTRAINT "RevokedFamily_pkey" PRIMARY KEY ("familyId")
 );
 
 -- CreateTable
@@ -388,6 +399,9 @@ CREATE INDEX "RoleBinding_tenantId_subjectType_subjectId_idx" ON "RoleBinding"("
 CREATE INDEX "RoleBinding_roleId_idx" ON "RoleBinding"("roleId");
 
 -- CreateIndex
+CREATE UNIQUE INDEX "AuthorizationCode_consentId_key" ON "AuthorizationCode"("consentId");
+
+-- CreateIndex
 CREATE UNIQUE INDEX "RefreshToken_tokenHash_key" ON "RefreshToken"("tokenHash");
 
 -- CreateIndex
@@ -395,6 +409,9 @@ CREATE INDEX "RefreshToken_familyId_idx" ON "RefreshToken"("familyId");
 
 -- CreateIndex
 CREATE INDEX "RevokedToken_expiresAt_idx" ON "RevokedToken"("expiresAt");
+
+-- CreateIndex
+CREATE INDEX "RevokedFamily_expiresAt_idx" ON "RevokedFamily"("expiresAt");
 
 -- AddForeignKey
 ALTER TABLE "Membership" ADD CONSTRAINT "Membership_tenantId_fkey" FOREIGN KEY ("tenantId") REFERENCES "Workspace"("id") ON DELETE CASCADE ON UPDATE CASCADE;
