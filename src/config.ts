@@ -45,6 +45,9 @@ const envSchema = z
     // and a cap on the bytes read from the upstream, so a slow or hostile server cannot hold us.
     TOOLGATE_SCAN_TIMEOUT_MS: z.coerce.number().int().min(50).max(300000).default(15000),
     TOOLGATE_SCAN_MAX_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+    // Rescan connects to a URL a workspace administrator chose: loopback, private (RFC 1918, ULA),
+    // link-local (cloud metadata), CGNAT and similar addresses are refused unless this is "1"/"true".
+    TOOLGATE_SCAN_ALLOW_PRIVATE: z.enum(["", "0", "1", "true", "false"]).default("0").transform((v) => v === "1" || v === "true"),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -79,8 +82,11 @@ export interface Config {
   readonly cachePollMs: number;
   /** Mount the benchmark's baseline route (npm run bench sets TOOLGATE_BENCH_ROUTES=1). */
   readonly benchRoutes: boolean;
-  /** Bounds of one MCP rescan: overall deadline and bytes read from the upstream. */
-  readonly scan: { readonly timeoutMs: number; readonly maxBytes: number };
+  /**
+   * Bounds of one MCP rescan: overall deadline, bytes read from the upstream, and whether it may
+   * connect to loopback/private/link-local addresses (off by default: SSRF).
+   */
+  readonly scan: { readonly timeoutMs: number; readonly maxBytes: number; readonly allowPrivateNetworks: boolean };
 }
 
 export class ConfigError extends Error {
@@ -124,6 +130,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     logLevel: e.TOOLGATE_LOG_LEVEL,
     cachePollMs: e.TOOLGATE_CACHE_POLL_MS,
     benchRoutes: e.TOOLGATE_BENCH_ROUTES,
-    scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES }),
+    scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES, allowPrivateNetworks: e.TOOLGATE_SCAN_ALLOW_PRIVATE }),
   });
 }

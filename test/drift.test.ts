@@ -13,7 +13,7 @@ const clock = new ManualClock(new Date("2026-05-01T08:00:00.000Z"));
 const readies: ReadyServer[] = [];
 
 beforeAll(async () => {
-  h = await startToolgate({ clock });
+  h = await startToolgate({ clock, env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } }); // the MCP test servers are on 127.0.0.1
   mcp = await startMcpServer({ tools: SAMPLE_TOOLS });
 });
 afterAll(async () => {

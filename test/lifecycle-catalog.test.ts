@@ -9,7 +9,7 @@ let h: Harness;
 let mcp: McpTestServer;
 
 beforeAll(async () => {
-  h = await startToolgate();
+  h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } }); // the MCP test server is on 127.0.0.1
   mcp = await startMcpServer({ tools: SAMPLE_TOOLS });
 });
 afterAll(async () => {

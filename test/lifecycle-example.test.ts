@@ -13,7 +13,8 @@ let h: Harness;
 const running: SampleServer[] = [];
 
 beforeAll(async () => {
-  h = await startToolgate();
+  // As docs/lifecycle.md says: the sample server runs on 127.0.0.1, a private address.
+  h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } });
 });
 afterAll(async () => {
   for (const s of running) await s.close();

@@ -17,7 +17,7 @@ let mcp: McpTestServer;
 let broken: RawTestServer;
 
 beforeAll(async () => {
-  h = await startToolgate();
+  h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } }); // the MCP test servers are on 127.0.0.1
   mcp = await startMcpServer({ tools: SAMPLE_TOOLS });
   broken = await startRawServer("http500");
 });

@@ -14,7 +14,8 @@ let broken: RawTestServer;
 const servers: { close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  h = await startToolgate({ clock, env: { TOOLGATE_SCAN_TIMEOUT_MS: "500" } });
+  // The MCP test servers listen on 127.0.0.1; private addresses are refused unless allowed.
+  h = await startToolgate({ clock, env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } });
   good = await startMcpServer({ tools: SAMPLE_TOOLS });
   broken = await startRawServer("http500");
   servers.push(good, broken);

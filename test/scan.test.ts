@@ -1,23 +1,35 @@
 // POST .../rescan against real MCP servers (official SDK, ephemeral ports) and real failures:
-// HTTP 500, a server that never answers, a non-MCP answer, a refused connection, an auth
-// challenge, an endless body. Scans are bounded by TOOLGATE_SCAN_TIMEOUT_MS / _MAX_BYTES.
+// HTTP 500, a server that never answers, a non-MCP answer, a reset connection, an auth
+// challenge, an endless body, a redirect. Scans are bounded by TOOLGATE_SCAN_TIMEOUT_MS /
+// _MAX_BYTES, and refused for loopback/private/link-local addresses unless
+// TOOLGATE_SCAN_ALLOW_PRIVATE is on (the test servers listen on 127.0.0.1, so `h` turns it on).
+//
+// No assertion depends on timing: only the "hang" test uses a short deadline (its own Toolgate);
+// every scan that should succeed gets a generous one, and a test that needs "the scan has reached
+// the upstream" awaits the server's hit promise.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
 import { startToolgate, type Harness } from "./helpers/harness";
-import { SAMPLE_TOOLS, refusedUrl, startMcpServer, startRawServer, type McpTestServer, type RawTestServer } from "./helpers/mcp-servers";
+import { SAMPLE_TOOLS, startMcpServer, startRawServer, startResettingServer, type RawBehaviour } from "./helpers/mcp-servers";
 import { register, rescan } from "./helpers/lifecycle-flow";
 import { scanMcpServer } from "../src/modules/resource-servers";
+import { isNonPublicAddress } from "../src/modules/resource-servers/scan/address-policy";
+import { PinnedConnection } from "../src/modules/resource-servers/scan/pinned-fetch";
 import { createApp } from "../src/app";
 import { createLogger } from "../src/shared/logger";
 import { boot } from "../src/boot";
 
-const SCAN_TIMEOUT_MS = 400;
+/** Scans that should succeed (or fail for another reason than time) never hit this. */
+const SCAN_TIMEOUT_MS = 10_000;
+/** Only for the server that never answers. */
+const HANG_TIMEOUT_MS = 300;
+const PRIVATE_REFUSED = /is not allowed \(private network\); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow$/;
 let h: Harness;
-const cleanup: (McpTestServer | RawTestServer)[] = [];
+const cleanup: { close(): Promise<void> }[] = [];
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  h = await startToolgate({ env: { TOOLGATE_SCAN_TIMEOUT_MS: String(SCAN_TIMEOUT_MS), TOOLGATE_SCAN_MAX_BYTES: "65536" } });
+  h = await startToolgate({ env: { TOOLGATE_SCAN_TIMEOUT_MS: String(SCAN_TIMEOUT_MS), TOOLGATE_SCAN_MAX_BYTES: "65536", TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } });
 });
 afterAll(async () => {
   for (const s of cleanup) await s.close();
@@ -29,8 +41,8 @@ async function mcp(opts: Parameters<typeof startMcpServer>[0]) {
   cleanup.push(s);
   return s;
 }
-async function raw(kind: Parameters<typeof startRawServer>[0]) {
-  const s = await startRawServer(kind);
+async function raw(kind: RawBehaviour, opts?: { location?: string }) {
+  const s = await startRawServer(kind, opts);
   cleanup.push(s);
   return s;
 }
@@ -124,7 +136,7 @@ describe("a successful scan", () => {
     await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(echo.address() as { port: number }).port}`;
     try {
-      await expect(scanMcpServer(`${url}/mcp`, { timeoutMs: 1000, maxBytes: 65536, bearerToken: secret })).rejects.toSatisfy(
+      await expect(scanMcpServer(`${url}/mcp`, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 65536, bearerToken: secret, allowPrivateNetworks: true })).rejects.toSatisfy(
         (e: Error) => !e.message.includes(secret) && /HTTP 400/.test(e.message),
       );
     } finally {
@@ -138,14 +150,11 @@ describe("a failed scan", () => {
   it.each([
     ["http500", /^HTTP error: the upstream answered HTTP 500/],
     ["html", /^not an MCP server: /],
-    ["hang", new RegExp(`^timeout: no complete answer within ${SCAN_TIMEOUT_MS} ms`)],
     ["huge", /^response too large: the upstream sent more than 65536 bytes/],
   ] as const)("(%s) answers 502 {error, failure_reason} and moves pending_scan -> scan_failed", async (kind, reason) => {
     const server = await raw(kind);
     const rs = await register(h, server.url);
-    const started = Date.now();
     const r = await rescan(h, rs.id);
-    expect(Date.now() - started).toBeLessThan(SCAN_TIMEOUT_MS + 3000);
     expect(r.status).toBe(502);
     expect(Object.keys(r.body).sort()).toEqual(["error", "failure_reason"]);
     expect(r.body.failure_reason).toMatch(reason);
@@ -153,11 +162,53 @@ describe("a failed scan", () => {
     expect(server.hits()).toBeGreaterThan(0);
   });
 
-  it("reports a refused connection", async () => {
-    const rs = await register(h, await refusedUrl());
+  describe("(hang) a server that never answers", () => {
+    // A Toolgate of its own with a short deadline, so no other scan can run out of time.
+    let short: Harness;
+    beforeAll(async () => {
+      short = await startToolgate({ env: { TOOLGATE_SCAN_TIMEOUT_MS: String(HANG_TIMEOUT_MS), TOOLGATE_SCAN_ALLOW_PRIVATE: "1" } });
+    });
+    afterAll(async () => {
+      await short?.close();
+    });
+
+    it("times out: 502 with the deadline in the reason, pending_scan -> scan_failed", async () => {
+      const server = await raw("hang");
+      const rs = await register(short, server.url);
+      const r = await rescan(short, rs.id);
+      expect(r.status).toBe(502);
+      expect(r.body.failure_reason).toBe(`timeout: no complete answer within ${HANG_TIMEOUT_MS} ms`);
+      expect((await short.admin("GET", `/svc/resource-servers/${rs.id}`)).body).toMatchObject({ state: "scan_failed", last_scan_status: "failed", scan_generation: 0 });
+      expect(server.hits()).toBeGreaterThan(0);
+    });
+  });
+
+  it("reports a connection that fails (the peer resets it)", async () => {
+    const server = await startResettingServer();
+    cleanup.push(server);
+    const rs = await register(h, server.url);
     const r = await rescan(h, rs.id);
     expect(r.status).toBe(502);
-    expect(r.body.failure_reason).toBe("connection failed: ECONNREFUSED");
+    expect(r.body.failure_reason).toMatch(/^connection failed: /);
+    expect(server.connections()).toBeGreaterThan(0);
+  });
+
+  it("does not follow a redirect, not even within the origin (307 to another path)", async () => {
+    const server = await raw("redirect");
+    const rs = await register(h, server.url);
+    const r = await rescan(h, rs.id);
+    expect(r.status).toBe(502);
+    expect(r.body.failure_reason).toBe("redirects are not followed: the upstream answered HTTP 307");
+    expect(server.hits()).toBe(1); // the redirect target on the same server was never requested
+    expect((await get(rs.id)).state).toBe("scan_failed");
+  });
+
+  it("does not follow a redirect to another server (a good MCP server that is never reached)", async () => {
+    const target = await mcp({ tools: SAMPLE_TOOLS });
+    const server = await raw("redirect", { location: `${target.url}/mcp` });
+    const r = await rescan(h, (await register(h, server.url)).id);
+    expect(r.body.failure_reason).toBe("redirects are not followed: the upstream answered HTTP 307");
+    expect(target.requests).toBe(0);
   });
 
   it("refuses non-http(s) URLs before any network access", async () => {
@@ -167,7 +218,9 @@ describe("a failed scan", () => {
 
   it("stops a tools/list whose cursor never ends", async () => {
     const server = await mcp({ tools: Array.from({ length: 30 }, (_, i) => ({ name: `t${i}` })), pageSize: 1 });
-    await expect(scanMcpServer(`${server.url}/mcp`, { timeoutMs: 5000, maxBytes: 1 << 20, maxPages: 10 })).rejects.toThrow(/did not finish within 10 pages/);
+    await expect(scanMcpServer(`${server.url}/mcp`, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 1 << 20, maxPages: 10, allowPrivateNetworks: true })).rejects.toThrow(
+      /did not finish within 10 pages/,
+    );
   });
 });
 
@@ -202,13 +255,17 @@ describe("concurrency and crashes", () => {
     const slow = await raw("hang");
     const rs = await register(h, slow.url);
     const first = rescan(h, rs.id);
-    // Wait until the first scan holds the claim (its request reached the upstream).
-    for (let i = 0; i < 100 && slow.hits() === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    // The first scan holds the claim once its request has reached the upstream, which holds it
+    // unanswered until released: no time limit decides the order.
+    await slow.hit;
     expect((await get(rs.id)).last_scan_status).toBe("in_progress");
     const second = await rescan(h, rs.id);
     expect(second.status).toBe(409);
     expect(second.body.error).toMatch(/already running/);
-    expect((await first).status).toBe(502);
+    slow.release(); // the upstream now answers 500
+    const done = await first;
+    expect(done.status).toBe(502);
+    expect(done.body.failure_reason).toMatch(/HTTP 500/);
     expect(await get(rs.id)).toMatchObject({ scan_generation: 0, last_scan_status: "failed" });
   });
 
@@ -252,6 +309,112 @@ describe("concurrency and crashes", () => {
       await other.close();
       await db.$disconnect();
     }
+  });
+});
+
+describe("private networks (SSRF): refused unless TOOLGATE_SCAN_ALLOW_PRIVATE is on", () => {
+  // A Toolgate with the default setting.
+  let strict: Harness;
+  beforeAll(async () => {
+    strict = await startToolgate({ env: { TOOLGATE_SCAN_TIMEOUT_MS: String(SCAN_TIMEOUT_MS) } });
+  });
+  afterAll(async () => {
+    await strict?.close();
+  });
+
+  it("is off by default: a loopback server is refused with 502 and never connected to", async () => {
+    expect(strict.config.scan.allowPrivateNetworks).toBe(false);
+    const server = await mcp({ tools: SAMPLE_TOOLS });
+    const tcp = await startResettingServer(); // counts TCP connections, not just HTTP requests
+    cleanup.push(tcp);
+    for (const url of [server.url, tcp.url]) {
+      const rs = await register(strict, url);
+      const r = await rescan(strict, rs.id);
+      expect(r.status).toBe(502);
+      expect(r.body).toEqual({
+        error: expect.any(String),
+        failure_reason: "the address 127.0.0.1 is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow",
+      });
+      expect((await strict.admin("GET", `/svc/resource-servers/${rs.id}`)).body).toMatchObject({ state: "scan_failed", last_scan_error: r.body.failure_reason });
+    }
+    expect(server.requests).toBe(0);
+    expect(tcp.connections()).toBe(0);
+  });
+
+  it("checks what a host name resolves to (localhost), without echoing the answer", async () => {
+    const server = await mcp({ tools: SAMPLE_TOOLS });
+    const rs = await register(strict, server.url.replace("127.0.0.1", "localhost"));
+    const r = await rescan(strict, rs.id);
+    expect(r.body.failure_reason).toBe("the address of localhost is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow");
+    expect(server.requests).toBe(0);
+  });
+
+  it.each([
+    "http://127.0.0.1:1/mcp",
+    "http://127.1/mcp",
+    "http://2130706433/mcp",
+    "http://0.0.0.0/mcp",
+    "http://10.0.0.1/mcp",
+    "http://172.16.0.1/mcp",
+    "http://172.31.255.254/mcp",
+    "http://192.168.1.1/mcp",
+    "http://169.254.169.254/latest/meta-data/",
+    "http://100.64.0.1/mcp",
+    "http://224.0.0.1/mcp",
+    "http://255.255.255.255/mcp",
+    "http://[::1]/mcp",
+    "http://[::]/mcp",
+    "http://[fe80::1]/mcp",
+    "http://[fd00:ec2::254]/mcp",
+    "http://[ff02::1]/mcp",
+    "http://[::ffff:127.0.0.1]/mcp",
+    "http://[::ffff:a9fe:a9fe]/mcp",
+    "http://[64:ff9b::10.0.0.1]/mcp",
+    "https://[::ffff:192.168.0.1]:8443/mcp",
+  ])("refuses %s before any connection", async (url) => {
+    await expect(scanMcpServer(url, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 1000 })).rejects.toThrow(PRIVATE_REFUSED);
+  });
+
+  it("classifies the range boundaries (loopback/RFC 1918/ULA/link-local/CGNAT/multicast/mapped vs public)", () => {
+    const refused = ["127.255.255.255", "10.255.255.255", "172.16.0.0", "172.31.255.255", "192.168.255.255", "169.254.0.1", "100.127.255.255", "239.255.255.255", "::ffff:10.1.2.3", "fc00::1", "fdff:ffff::1", "febf::1", "fe80::1%eth0", "64:ff9b::a9fe:a9fe", "not-an-ip"];
+    const allowed = ["8.8.8.8", "11.0.0.1", "172.15.255.255", "172.32.0.0", "192.167.255.255", "169.253.255.255", "100.63.255.255", "100.128.0.0", "223.255.255.255", "::ffff:8.8.8.8", "2606:4700:4700::1111", "fbff::1", "2001:db8::1", "64:ff9b::808:808"];
+    expect(refused.filter((a) => !isNonPublicAddress(a))).toEqual([]);
+    expect(allowed.filter((a) => isNonPublicAddress(a))).toEqual([]);
+  });
+
+  it("connects only to the checked address: the host name is kept for Host but never resolved again", async () => {
+    const { createServer } = await import("node:http");
+    const hosts: (string | undefined)[] = [];
+    const echo = createServer((req, res) => {
+      hosts.push(req.headers.host);
+      res.writeHead(200, { "Content-Type": "text/plain" }).end("pinned");
+    });
+    await new Promise<void>((r) => echo.listen(0, "127.0.0.1", r));
+    const port = (echo.address() as { port: number }).port;
+    // ".invalid" never resolves (RFC 6761): the answer can only come through the pinned address.
+    const origin = new URL(`http://scan-target.invalid:${port}`);
+    const connection = new PinnedConnection(origin, [{ address: "127.0.0.1", family: 4 }]);
+    try {
+      const res = await connection.fetch(`${origin.origin}/mcp`, { method: "POST", body: "{}" });
+      expect(await res.text()).toBe("pinned");
+      expect(hosts).toEqual([`scan-target.invalid:${port}`]);
+      await expect(connection.fetch("http://127.0.0.1:1/", {})).rejects.toThrow(/only connects to/);
+    } finally {
+      connection.close();
+      echo.closeAllConnections();
+      echo.close();
+    }
+  });
+
+  it("with the setting on, the same loopback server is scanned", async () => {
+    expect(h.config.scan.allowPrivateNetworks).toBe(true);
+    const server = await mcp({ tools: SAMPLE_TOOLS });
+    await expect(scanMcpServer(`${server.url}/mcp`, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 1 << 20 })).rejects.toThrow(PRIVATE_REFUSED);
+    expect(server.requests).toBe(0);
+    const tools = await scanMcpServer(`${server.url.replace("127.0.0.1", "localhost")}/mcp`, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 1 << 20, allowPrivateNetworks: true });
+    expect(tools.map((t) => t.name).sort()).toEqual(["delete_file", "list_dir", "read_file", "write_file"]);
+    const rs = await register(h, server.url);
+    expect((await rescan(h, rs.id)).status).toBe(200);
   });
 });
 

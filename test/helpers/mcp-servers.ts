@@ -1,8 +1,11 @@
 // Real MCP servers for scan tests, built with the official SDK on ephemeral ports, plus plain HTTP
-// servers that misbehave (HTTP 500, never answer, not MCP, too large). Nothing is mocked: the
-// scanner talks to these over real sockets exactly as it would to a production server.
+// servers that misbehave (HTTP 500, never answer, not MCP, too large, redirect, reset the
+// connection). Nothing is mocked: the scanner talks to these over real sockets exactly as it
+// would to a production server. Every server listens on port 0 and keeps its port until close(),
+// so no other test file running in parallel can take it over. They listen on 127.0.0.1: a
+// Toolgate that scans them needs TOOLGATE_SCAN_ALLOW_PRIVATE=1.
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -23,6 +26,8 @@ export interface McpTestServer {
   authorizations: (string | undefined)[];
   /** Requests received (any method). */
   requests: number;
+  /** Resolves when the first request arrives. */
+  hit: Promise<void>;
   /** Replaces the tool list the next scan sees (a server that changes between scans). */
   setTools(tools: ToolSpec[]): void;
   close(): Promise<void>;
@@ -41,6 +46,13 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
   const http = createServer(handler);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   return { http, url: `http://127.0.0.1:${(http.address() as AddressInfo).port}` };
+}
+
+/** A promise resolved by the first call of `onHit` (later calls do nothing). */
+function signal(): { hit: Promise<void>; onHit: () => void } {
+  let onHit!: () => void;
+  const hit = new Promise<void>((resolve) => (onHit = resolve));
+  return { hit, onHit };
 }
 
 function closer(http: HttpServer): () => Promise<void> {
@@ -84,8 +96,10 @@ export async function startMcpServer(opts: McpServerOptions): Promise<McpTestSer
   const path = opts.path ?? "/mcp";
   const authorizations: (string | undefined)[] = [];
   let requests = 0;
+  const { hit, onHit } = signal();
   const { http, url } = await listen(async (req, res) => {
     requests++;
+    onHit();
     authorizations.push(req.headers.authorization);
     if (!req.url?.startsWith(path)) {
       res.writeHead(404).end();
@@ -116,6 +130,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<McpTestSer
     get requests() {
       return requests;
     },
+    hit,
     setTools(next) {
       tools = next;
     },
@@ -127,23 +142,43 @@ export interface RawTestServer {
   url: string;
   /** Requests received so far. */
   hits(): number;
+  /** Resolves when the first request arrives: await it instead of polling with a time cap. */
+  hit: Promise<void>;
+  /** "hang": answer every held request, and every later one, with HTTP 500. */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** A plain HTTP server with a fixed behaviour, for the ways a scan can fail. */
-export async function startRawServer(behaviour: "http500" | "hang" | "html" | "huge"): Promise<RawTestServer> {
+export type RawBehaviour = "http500" | "hang" | "html" | "huge" | "redirect";
+
+/**
+ * A plain HTTP server with a fixed behaviour, for the ways a scan can fail. "hang" holds every
+ * request unanswered until release(); "redirect" answers 307 to `location` (default: another
+ * path of the same server).
+ */
+export async function startRawServer(behaviour: RawBehaviour, opts: { location?: string } = {}): Promise<RawTestServer> {
   let hits = 0;
+  const { hit, onHit } = signal();
+  const held: ServerResponse[] = [];
+  let released = false;
   const { http, url } = await listen((req, res) => {
     hits++;
+    onHit();
     req.resume();
     switch (behaviour) {
       case "http500":
         res.writeHead(500, { "Content-Type": "text/plain" }).end("internal error");
         return;
       case "hang":
-        return; // accepts the request and never answers
+        // Accepts the request and does not answer until released.
+        if (released) res.writeHead(500, { "Content-Type": "text/plain" }).end("released");
+        else held.push(res);
+        return;
       case "html":
         res.writeHead(200, { "Content-Type": "text/html" }).end("<html><body>Welcome</body></html>");
+        return;
+      case "redirect":
+        res.writeHead(307, { Location: opts.location ?? "/moved/mcp" }).end();
         return;
       case "huge": {
         // An endless JSON answer with no Content-Length: only the byte budget stops it.
@@ -161,14 +196,42 @@ export async function startRawServer(behaviour: "http500" | "hang" | "html" | "h
       }
     }
   });
-  return { url, hits: () => hits, close: closer(http) };
+  return {
+    url,
+    hits: () => hits,
+    hit,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) if (!res.destroyed) res.writeHead(500, { "Content-Type": "text/plain" }).end("released");
+    },
+    close: closer(http),
+  };
 }
 
-/** A port that was listening a moment ago and is now closed: connections are refused. */
-export async function refusedUrl(): Promise<string> {
-  const { http, url } = await listen(() => undefined);
-  await closer(http)();
-  return url;
+export interface ResettingServer {
+  url: string;
+  /** TCP connections accepted (and reset) so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP server that resets every connection it accepts: a scan of it fails at the connection
+ * level ("connection failed: ..."). It holds its port until close(), unlike a port that was
+ * closed to get a refusal, which a parallel test could take over in between.
+ */
+export async function startResettingServer(): Promise<ResettingServer> {
+  let connections = 0;
+  const tcp = createTcpServer((socket) => {
+    connections++;
+    socket.resetAndDestroy();
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+    connections: () => connections,
+    close: () => new Promise<void>((resolve) => tcp.close(() => resolve())),
+  };
 }
 
 export const SAMPLE_TOOLS: ToolSpec[] = [

@@ -6,6 +6,12 @@ import { join } from "node:path";
 export const ROOT = join(import.meta.dirname, "../..");
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
+/**
+ * A port that was free a moment ago. Another process (a parallel test file) can take it before
+ * the caller binds it: startServerProcess() notices the child's EADDRINUSE and tries another.
+ * (src/main.ts prints the configured public URL, not the bound port, so the child cannot simply
+ * listen on port 0 and tell us.)
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -35,8 +41,20 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** Thrown when the child could not bind its port because another process took it first. */
+class PortTakenError extends Error {}
+
 export async function startServerProcess(env: Record<string, string>, cwd = ROOT): Promise<RunningServer> {
-  const port = await freePort();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(await freePort(), env, cwd);
+    } catch (e) {
+      if (!(e instanceof PortTakenError) || attempt === 5) throw e;
+    }
+  }
+}
+
+async function startOnce(port: number, env: Record<string, string>, cwd: string): Promise<RunningServer> {
   const child = spawn(process.execPath, [TSX, join(ROOT, "src/main.ts")], { cwd, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }) });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
@@ -44,13 +62,21 @@ export async function startServerProcess(env: Record<string, string>, cwd = ROOT
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${out}`);
+    if (child.exitCode !== null) {
+      if (/EADDRINUSE/.test(out)) throw new PortTakenError(`port ${port} was taken:\n${out}`);
+      throw new Error(`server exited with ${child.exitCode}:\n${out}`);
+    }
     try {
-      if ((await fetch(`${url}/healthz`)).ok && out.includes("listening")) break;
+      // "listening" is printed by our child only once it holds the port, so the health check
+      // cannot be answered by another process that took the port.
+      if (out.includes("listening") && (await fetch(`${url}/healthz`)).ok) break;
     } catch {
       /* not up yet */
     }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -4,14 +4,23 @@
 //
 // Bounds: one deadline for the whole scan, a byte budget over every response, a cap on pages
 // and tools (a server whose cursor never ends cannot loop us), and only http(s) URLs.
+// Network reach (SSRF): the host is resolved first and the scan refused, before any connection,
+// when an address is loopback, private, link-local, metadata and the like (address-policy.ts),
+// unless TOOLGATE_SCAN_ALLOW_PRIVATE is on. Every connection then goes to the checked address
+// (pinned-fetch.ts: no second resolution, so DNS rebinding cannot redirect it), and redirects
+// are never followed.
 // The optional bearer token is sent as-is on this scan's requests and never kept; every failure
 // message is scrubbed of it before it can reach a response, a log line or the database.
+import { lookup } from "node:dns/promises";
 import { setMaxListeners } from "node:events";
+import { isIP } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { BudgetExceededError, ByteBudget, boundedFetch } from "./bounded-fetch";
+import { isNonPublicAddress } from "./address-policy";
+import { PinnedConnection, RedirectNotFollowedError, type PinnedAddress } from "./pinned-fetch";
 
 export interface ScannedTool {
   name: string;
@@ -28,6 +37,8 @@ export interface ScanOptions {
   bearerToken?: string;
   maxPages?: number;
   maxTools?: number;
+  /** TOOLGATE_SCAN_ALLOW_PRIVATE: may the scan connect to loopback/private/link-local addresses? Default no. */
+  allowPrivateNetworks?: boolean;
 }
 
 export type Scanner = (url: string, opts: ScanOptions) => Promise<ScannedTool[]>;
@@ -60,29 +71,62 @@ export const scanMcpServer: Scanner = async (url, opts) => {
   setMaxListeners(4 * (opts.maxPages ?? DEFAULT_MAX_PAGES) + 16, deadline.signal);
   const timer = setTimeout(() => deadline.abort(new Error("scan deadline")), opts.timeoutMs);
   const budget = new ByteBudget(opts.maxBytes);
-  const transport = new StreamableHTTPClientTransport(target, {
-    fetch: boundedFetch(budget, deadline.signal),
-    requestInit: opts.bearerToken ? { headers: { Authorization: `Bearer ${opts.bearerToken}` } } : undefined,
-    // A scan is one short conversation: do not keep reconnecting a dropped SSE stream.
-    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
-  });
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
-  // Errors of the background SSE stream are not the scan's result; the requests below decide it.
-  client.onerror = () => undefined;
+  let connection: PinnedConnection | undefined;
+  let client: Client | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     deadline.signal.addEventListener("abort", () => reject(new ScanFailure(`timeout: no complete answer within ${opts.timeoutMs} ms`)), { once: true });
   });
   timedOut.catch(() => undefined); // also fires when `finally` aborts after success; only the race reads it
+  const scan = async () => {
+    const pinned = await resolveAllowed(target, opts.allowPrivateNetworks ?? false);
+    if (deadline.signal.aborted) throw new ScanFailure(`timeout: no complete answer within ${opts.timeoutMs} ms`);
+    connection = new PinnedConnection(target, pinned);
+    const transport = new StreamableHTTPClientTransport(target, {
+      fetch: boundedFetch(budget, deadline.signal, connection.fetch),
+      requestInit: opts.bearerToken ? { headers: { Authorization: `Bearer ${opts.bearerToken}` } } : undefined,
+      // A scan is one short conversation: do not keep reconnecting a dropped SSE stream.
+      reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    });
+    client = new Client(CLIENT_INFO, { capabilities: {} });
+    // Errors of the background SSE stream are not the scan's result; the requests below decide it.
+    client.onerror = () => undefined;
+    return listAllTools(client, transport, opts, deadline.signal);
+  };
   try {
-    return await Promise.race([listAllTools(client, transport, opts, deadline.signal), timedOut]);
+    return await Promise.race([scan(), timedOut]);
   } catch (e) {
     throw toScanFailure(e, { budget, timedOut: deadline.signal.aborted, timeoutMs: opts.timeoutMs, secret: opts.bearerToken });
   } finally {
     clearTimeout(timer);
     if (!deadline.signal.aborted) deadline.abort(new Error("scan finished"));
-    await client.close().catch(() => undefined);
+    await client?.close().catch(() => undefined);
+    connection?.close();
   }
 };
+
+/**
+ * Resolves the URL's host (every address, in the system resolver's order) and returns the
+ * addresses the scan's connections are pinned to. Refuses the scan when any address is not
+ * public, unless private networks are allowed: a host with one public and one private address
+ * is refused too, since the answer could be chosen to reach the private one.
+ */
+async function resolveAllowed(target: URL, allowPrivate: boolean): Promise<PinnedAddress[]> {
+  const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
+  let addresses: { address: string; family: number }[];
+  try {
+    addresses = await lookup(host, { all: true, verbatim: true });
+  } catch (e) {
+    throw new ScanFailure(`connection failed: ${(e as { code?: string }).code ?? "the host name cannot be resolved"}`);
+  }
+  const first = addresses[0];
+  if (!first) throw new ScanFailure("connection failed: the host name has no address");
+  if (!allowPrivate && addresses.some((a) => isNonPublicAddress(a.address))) {
+    // A literal address is the administrator's own input; a name's DNS answer is not echoed.
+    const what = isIP(host) ? `the address ${host}` : `the address of ${host}`;
+    throw new ScanFailure(`${what} is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow`);
+  }
+  return addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+}
 
 async function listAllTools(client: Client, transport: StreamableHTTPClientTransport, opts: ScanOptions, signal: AbortSignal): Promise<ScannedTool[]> {
   const maxPages = opts.maxPages ?? DEFAULT_MAX_PAGES;
@@ -129,6 +173,7 @@ function toScanFailure(e: unknown, ctx: FailureContext): ScanFailure {
 function describe(e: unknown, ctx: FailureContext): string {
   if (ctx.budget.exceeded || e instanceof BudgetExceededError) return `response too large: the upstream sent more than ${ctx.budget.max} bytes`;
   if (e instanceof ScanFailure) return e.reason;
+  if (e instanceof RedirectNotFollowedError) return `redirects are not followed: the upstream answered HTTP ${e.status}`;
   if (ctx.timedOut) return `timeout: no complete answer within ${ctx.timeoutMs} ms`;
   if (e instanceof UnauthorizedError) return "authorization required: the upstream answered 401; pass an mcp_token for the scan";
   if (e instanceof StreamableHTTPError) {

@@ -21,6 +21,8 @@ import { ScanFailure, type ScannedTool, type Scanner } from "./mcp-scanner";
 export interface ScanLimits {
   timeoutMs: number;
   maxBytes: number;
+  /** TOOLGATE_SCAN_ALLOW_PRIVATE: scans may reach loopback, private and link-local addresses. */
+  allowPrivateNetworks: boolean;
 }
 
 /** How long past its deadline an in_progress claim is presumed dead. */
@@ -48,7 +50,12 @@ export class ScanService {
     const claimedAt = await this.claim(actor.tenantId, rsId);
     let tools: ScannedTool[];
     try {
-      tools = await this.scanner(rs.resourceUrl, { timeoutMs: this.limits.timeoutMs, maxBytes: this.limits.maxBytes, bearerToken: input.mcp_token });
+      tools = await this.scanner(rs.resourceUrl, {
+        timeoutMs: this.limits.timeoutMs,
+        maxBytes: this.limits.maxBytes,
+        allowPrivateNetworks: this.limits.allowPrivateNetworks,
+        bearerToken: input.mcp_token,
+      });
     } catch (e) {
       const reason = e instanceof ScanFailure ? e.reason : "internal error while scanning";
       if (!(e instanceof ScanFailure)) this.logger.error({ err: e, rsId }, "scan crashed");
