@@ -2,10 +2,11 @@
 // GRAPHQL_PATH as Express middleware (Express has already parsed the JSON body, size-limited).
 // GET from a browser serves GraphiQL; the admin JWT goes in its Headers tab.
 import type { RequestHandler } from "express";
-import { createYoga } from "graphql-yoga";
+import { createYoga, type Plugin } from "graphql-yoga";
 import type { Services } from "../app";
 import { contextFactory, type GraphQLContext, type ServerContext } from "./context";
 import { maskError, useDomainErrors } from "./errors";
+import { useQueryLimits } from "./limits";
 import { schema } from "./schema";
 
 export const GRAPHQL_PATH = "/graphql";
@@ -22,6 +23,19 @@ query Cockpit {
   }
 }
 `;
+
+/**
+ * Every answer of the endpoint is per-user (admin JWT) and mutation payloads carry one-time secrets
+ * (registerResourceServer, rotateIntrospectionSecret, preRegisterClient): no browser or proxy
+ * cache may keep any of them (RFC 9111 §5.2.2.5), errors and the GraphiQL page included.
+ */
+export function useNoStore(): Plugin {
+  return {
+    onResponse({ response }) {
+      response.headers.set("Cache-Control", "no-store");
+    },
+  };
+}
 
 /** Yoga as an Express handler (Express 5's types do not accept the Yoga instance itself). */
 export function createGraphQLServer(services: Services): RequestHandler {
@@ -47,6 +61,7 @@ export function createYogaServer(services: Services) {
       error: (...args) => log.error({ err: args[0] }, "yoga"),
     },
     maskedErrors: { maskError },
-    plugins: [useDomainErrors(log)],
+    // Query limits refuse cyclic fan-out before anything runs (src/graphql/limits.ts).
+    plugins: [useQueryLimits(), useNoStore(), useDomainErrors(log)],
   });
 }
