@@ -319,7 +319,11 @@ describe("GraphiQL", () => {
     const res = await fetch(`${h.url}/graphql`, { headers: { accept: "text/html" } });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    expect(await res.text()).toContain("Toolgate cockpit graph");
+    const html = await res.text();
+    expect(html).toContain("Toolgate cockpit graph");
+    // Self-contained: no script or stylesheet is loaded from a CDN (works without internet).
+    expect(html).not.toMatch(/https?:\/\/(unpkg\.com|cdn\.jsdelivr\.net|esm\.sh)/);
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=["']?https?:/);
   });
 
   it("does not answer a GET query without a token", async () => {

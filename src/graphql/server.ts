@@ -1,6 +1,7 @@
 // The cockpit graph over HTTP: graphql-yoga with the Pothos schema, mounted by src/app.ts at
 // GRAPHQL_PATH as Express middleware (Express has already parsed the JSON body, size-limited).
 // GET from a browser serves GraphiQL; the admin JWT goes in its Headers tab.
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { RequestHandler } from "express";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { Services } from "../app";
@@ -52,6 +53,9 @@ export function createYogaServer(services: Services) {
     graphqlEndpoint: GRAPHQL_PATH,
     context: contextFactory(services),
     graphiql: { title: "Toolgate cockpit graph", defaultQuery: EXAMPLE_QUERY, headers: GRAPHIQL_HEADERS },
+    // GraphiQL's scripts and styles are served inline from the installed package, not from a CDN,
+    // so the page works on machines without internet access (air-gapped installs).
+    renderGraphiQL,
     landingPage: false,
     // Yoga's own log lines (errors outside execution) go to our JSON logger.
     logging: {
