@@ -74,6 +74,8 @@ async function startServer(): Promise<RunningServer> {
     TOOLGATE_ADMIN_PASSWORD: ADMIN.password,
     TOOLGATE_LOG_LEVEL: "warn",
     TOOLGATE_BENCH_ROUTES: "1",
+    // The sdk-policy scenario scans an MCP server it starts on loopback.
+    TOOLGATE_SCAN_ALLOW_PRIVATE: "1",
     NODE_ENV: "production",
   };
   // A fresh embedded database, whatever the caller's shell points at.
