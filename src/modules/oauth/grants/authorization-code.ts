@@ -14,6 +14,7 @@ import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";
 import { multi, required, single } from "../params";
 import type { TokenFamilies } from "../token-families";
+import { issueUserToken } from "./user-token";
 import type { GrantContext, GrantHandler, GrantResult } from "./types";
 
 export interface AuthorizationCodeDeps {
@@ -52,16 +53,7 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
 
       // Never more than the client may be granted now (its allowed scopes may have narrowed since consent).
       const scopes = parseScope(g.scope).filter((s) => client.allowedScopeSet.has(s));
-      const tokens = await deps.issuer.issue({
-        subject: g.userId,
-        subjectType: "user",
-        clientId: client.clientId,
-        tenantId: g.tenantId,
-        audience: g.resource,
-        scopes,
-        lifetimeSeconds: client.tokenLifetime,
-        familyId: redeemed.familyId,
-      });
+      const tokens = await issueUserToken(deps.issuer, client, g, scopes, redeemed.familyId);
       if (!client.grantTypes.has("refresh_token")) return tokens;
       const refresh_token = await deps.refreshTokens.issue(redeemed.familyId, {
         tenantId: g.tenantId,

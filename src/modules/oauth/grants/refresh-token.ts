@@ -13,6 +13,7 @@ import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";
 import { multi, required, single } from "../params";
 import type { TokenFamilies } from "../token-families";
+import { issueUserToken } from "./user-token";
 import type { GrantContext, GrantHandler, GrantResult } from "./types";
 
 export interface RefreshTokenDeps {
@@ -56,16 +57,8 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
         await deps.families.revoke(rotated.familyId);
         throw oauthError("invalid_grant");
       }
-      const tokens = await deps.issuer.issue({
-        subject: g.userId,
-        subjectType: "user",
-        clientId: client.clientId,
-        tenantId: g.tenantId,
-        audience: g.resource,
-        scopes: scopes.filter((s) => held.has(s) && client.allowedScopeSet.has(s)),
-        lifetimeSeconds: client.tokenLifetime,
-        familyId: rotated.familyId,
-      });
+      const allowedNow = scopes.filter((s) => held.has(s) && client.allowedScopeSet.has(s));
+      const tokens = await issueUserToken(deps.issuer, client, g, allowedNow, rotated.familyId);
       return { ...tokens, refresh_token: rotated.token };
     },
   };
