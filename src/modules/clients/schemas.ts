@@ -1,6 +1,8 @@
 // Input validation for OAuth clients (zod, strict: unknown fields are 400). Wire names follow the
 // spec ("Client") and DESIGN.md's fixed interfaces; rows are camelCase (see views.ts).
 import { z } from "zod";
+import { isLoopbackHttp } from "../../shared/loopback";
+import { uniqueList } from "../../shared/zod";
 import { nameSchema, scopeTokenSchema } from "../resource-servers";
 
 export const CLIENT_KINDS = ["agent", "human_app", "m2m", "cli"] as const;
@@ -24,8 +26,6 @@ export function defaultGrantTypes(kind: ClientKind): ClientGrantType[] {
 /** Recommended 1 to 24 hours (spec "Limits"); enforced 5 minutes to 24 hours (DESIGN.md). */
 export const TOKEN_LIFETIME = { min: 300, max: 86_400, default: 3600 } as const;
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
-
 /**
  * A redirect URI: absolute, no fragment (RFC 6749 §3.1.2), https or loopback http (OAuth 2.1
  * §1.5 / RFC 8252 §7.3 — native MCP clients such as Claude Code and VS Code use
@@ -44,11 +44,8 @@ export const redirectUriSchema = z
     }
     if (u.hash || v.includes("#") || u.username || u.password) return false;
     if (u.protocol === "https:") return true;
-    return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
+    return isLoopbackHttp(u);
   }, "must be an absolute https URL (or http on 127.0.0.1, [::1] or localhost) without fragment or credentials");
-
-const uniqueList = <T extends z.ZodType<string>>(item: T, max = 100) =>
-  z.array(item).max(max).refine((a) => new Set(a).size === a.length, "must not contain duplicates");
 
 const descriptionSchema = z.string().trim().max(2000);
 const grantTypesSchema = uniqueList(z.enum(CLIENT_GRANT_TYPES), 10).min(1, "must name at least one grant type");

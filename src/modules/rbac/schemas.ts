@@ -1,6 +1,7 @@
 // Input validation for roles, groups and role bindings (zod, strict: unknown fields are 400).
 // REST and GraphQL parse with these same schemas, so both refuse the same input the same way.
 import { z } from "zod";
+import { uniqueList } from "../../shared/zod";
 import { scopeTokenSchema } from "../resource-servers";
 
 const uuid = () => z.string().uuid("must be a UUID");
@@ -12,11 +13,7 @@ const name = z.string().trim().min(1, "must not be empty").max(200);
 const grantSchema = z
   .object({
     resource_server_id: uuid(),
-    scope_ids: z
-      .array(scopeTokenSchema)
-      .min(1, "must name at least one scope")
-      .max(200)
-      .refine((a) => new Set(a).size === a.length, "must not contain duplicates"),
+    scope_ids: uniqueList(scopeTokenSchema, 200).min(1, "must name at least one scope"),
   })
   .strict();
 

@@ -1,5 +1,6 @@
 // Input validation for resource-server registration and update (zod, strict: unknown fields are 400).
 import { z } from "zod";
+import { uniqueList } from "../../shared/zod";
 
 export const REGISTRATION_MODES = ["dcr", "cimd", "prereg"] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
@@ -37,16 +38,13 @@ export const scopeTokenSchema = z
 
 export const nameSchema = z.string().trim().min(1, "must not be empty").max(200);
 
-const uniqueList = <T extends z.ZodType<string>>(item: T) =>
-  z.array(item).max(200).refine((a) => new Set(a).size === a.length, "must not contain duplicates");
-
 export const createResourceServerSchema = z
   .object({
     name: nameSchema,
     public_base_url: publicBaseUrlSchema,
     protected_base_path: protectedBasePathSchema,
-    scopes_supported: uniqueList(scopeTokenSchema).default([]),
-    registration_modes: uniqueList(z.enum(REGISTRATION_MODES)).min(1, "must name at least one mode").default([...REGISTRATION_MODES]),
+    scopes_supported: uniqueList(scopeTokenSchema, 200).default([]),
+    registration_modes: uniqueList(z.enum(REGISTRATION_MODES), 3).min(1, "must name at least one mode").default([...REGISTRATION_MODES]),
   })
   .strict();
 export type CreateResourceServerInput = z.infer<typeof createResourceServerSchema>;
@@ -56,7 +54,7 @@ export const updateResourceServerSchema = z
     name: nameSchema.optional(),
     public_base_url: publicBaseUrlSchema.optional(),
     protected_base_path: protectedBasePathSchema.optional(),
-    registration_modes: uniqueList(z.enum(REGISTRATION_MODES)).min(1, "must name at least one mode").optional(),
+    registration_modes: uniqueList(z.enum(REGISTRATION_MODES), 3).min(1, "must name at least one mode").optional(),
   })
   .strict()
   .refine((v) => Object.keys(v).length > 0, "nothing to update");

@@ -2,8 +2,7 @@
 // "Open Redirection"), except that for loopback IP redirects the port is ignored, because native
 // apps pick an ephemeral port at request time (RFC 8252 §7.3).
 
-// "localhost" is included for interop: Claude Code and others register http://localhost:<port>/callback.
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+import { isLoopbackHttp } from "../../shared/loopback";
 
 function loopbackWithoutPort(uri: string): string | null {
   let u: URL;
@@ -12,7 +11,7 @@ function loopbackWithoutPort(uri: string): string | null {
   } catch {
     return null;
   }
-  if (u.protocol !== "http:" || !LOOPBACK_HOSTS.has(u.hostname)) return null;
+  if (!isLoopbackHttp(u)) return null;
   u.port = "";
   return u.href;
 }

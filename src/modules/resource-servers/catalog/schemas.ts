@@ -1,5 +1,6 @@
 // Input of the tool and scope endpoints (zod, strict: unknown fields are a 400 naming them).
 import { z } from "zod";
+import { uniqueList } from "../../../shared/zod";
 import { nameSchema, scopeTokenSchema } from "../schemas";
 
 /**
@@ -46,10 +47,7 @@ export const createScopeSchema = z
   .strict();
 export type CreateScopeInput = z.infer<typeof createScopeSchema>;
 
-const uniqueScopeIds = z
-  .array(scopeTokenSchema)
-  .max(100)
-  .refine((a) => new Set(a).size === a.length, "must not contain duplicates");
+const uniqueScopeIds = uniqueList(scopeTokenSchema, 100);
 
 export const toolScopeMapSchema = z
   .object({
