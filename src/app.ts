@@ -3,7 +3,8 @@
 import express, { type Express } from "express";
 import type { Config } from "./config";
 import type { Db } from "./storage";
-import { CacheVersions } from "./storage";
+import { changesOf, PgChangeChannel, SqliteChangeWatch, type ChangeBus } from "./storage";
+import { CacheFactory } from "./storage/cache-factory";
 import { type Clock, systemClock } from "./shared/clock";
 import { type IdGenerator, randomIds } from "./shared/ids";
 import { deriveKey } from "./shared/crypto";
@@ -57,7 +58,10 @@ export interface Services {
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
-  versions: CacheVersions;
+  /** Committed writes' cache changes: this process's caches subscribe here (storage/change-bus.ts). */
+  changes: ChangeBus;
+  /** The hot-path caches (per entry, bounded, invalidated through `changes`). */
+  caches: CacheFactory;
   /** Pepper for secret hashes (client and introspection secrets). */
   secretPepper: Buffer;
   keys: KeyStore;
@@ -88,28 +92,28 @@ const LAST_USED_FLUSH_MS = 10_000;
 export async function createServices(deps: AppDeps): Promise<Services> {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
-  const versions = new CacheVersions(deps.db);
-  await versions.prime();
-  const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, versions);
+  const changes = changesOf(deps.db);
+  changes.configureStaleness(deps.config.cacheStaleMs);
+  const caches = new CacheFactory(changes, deps.config.cacheMaxEntries);
+  const onBackgroundError = (e: unknown) => deps.logger.warn({ err: e }, "could not answer from the database; failing closed");
+  const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, changes, onBackgroundError);
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
-  const tenancy = new TenancyService(deps.db, jwt, clock, versions);
-  const memberships = new MembershipService(deps.db, versions, clock, ids, deps.config.database.kind);
-  const endUsers = new EndUserService(deps.db, versions, clock, ids, deps.config.database.kind);
-  const rbac = await createRbac({ db: deps.db, versions, clock, ids });
+  const tenancy = new TenancyService(deps.db, jwt, clock);
+  const memberships = new MembershipService(deps.db, clock, ids, deps.config.database.kind);
+  const endUsers = new EndUserService(deps.db, clock, ids, deps.config.database.kind);
+  const rbac = createRbac({ db: deps.db, caches, clock, ids });
   const secretPepper = deriveKey(deps.masterKey, "secret-pepper");
-  const registry = new ResourceServerRegistry(deps.db, secretPepper, versions);
-  await registry.load();
-  const resourceServers = new ResourceServerService(deps.db, registry, versions, secretPepper, deps.config.publicUrl, clock, ids);
-  const lifecycle = await createLifecycle({ db: deps.db, versions, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
+  const registry = new ResourceServerRegistry(deps.db, secretPepper, caches);
+  const resourceServers = new ResourceServerService(deps.db, registry, secretPepper, deps.config.publicUrl, clock, ids);
+  const lifecycle = await createLifecycle({ db: deps.db, caches, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
   const resolver = rbac.resolver;
-  const userScopes = (tenantId: string, resourceServerId: string, userId: string) =>
-    resolver.isActive({ tenantId, subject: { type: "user", id: userId } })
+  const userScopes = async (tenantId: string, resourceServerId: string, userId: string) =>
+    (await resolver.isActive({ tenantId, subject: { type: "user", id: userId } }))
       ? resolver.scopesFor({ tenantId, resourceServerId, subject: { type: "user", id: userId } })
       : null;
   const signin = createSignIn({
     db: deps.db,
-    versions,
     clock,
     ids,
     ticketKey: deriveKey(deps.masterKey, "sign-in-tickets"),
@@ -121,12 +125,13 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       // A throttled account gets the same page as a wrong password (no hint for a guesser).
       verifyUser: (email, password) => tenancy.verifyCredentials(email, password).catch((e) => (e?.code === "too_many_requests" ? null : Promise.reject(e))),
       isActive: (tenantId, userId) => resolver.isActive({ tenantId, subject: { type: "user", id: userId } }),
-      scopesFor: (tenantId, resourceServerId, userId) => userScopes(tenantId, resourceServerId, userId) ?? new Set(),
+      scopesFor: async (tenantId, resourceServerId, userId) => (await userScopes(tenantId, resourceServerId, userId)) ?? new Set<string>(),
     },
   });
   const { clients, oauth } = await createOAuth({
     db: deps.db,
-    versions,
+    caches,
+    onBackgroundError,
     clock,
     ids,
     pepper: secretPepper,
@@ -138,7 +143,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     scopes: rbac.resolver,
     signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes },
   });
-  // Clients keep a copy of their allowed scope ids: a deleted scope leaves them in the same transaction.
+  // Roles' grants and clients' allowed scopes name scope ids: a deleted scope leaves both in the same transaction.
+  lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => rbac.roles.removeDeletedScope(tx, tenantId, rsId, scopeKey));
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => clients.removeDeletedScope(tx, tenantId, rsId, scopeKey));
   return {
     config: deps.config,
@@ -146,7 +152,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     clock,
     ids,
     logger: deps.logger,
-    versions,
+    changes,
+    caches,
     secretPepper,
     keys,
     jwt,
@@ -216,24 +223,43 @@ export function createHttpApp(services: Services): Express {
 export interface App {
   app: Express;
   services: Services;
-  /** Starts background work (cross-instance cache polling). */
-  start(): void;
+  /**
+   * Starts background work: the cache-invalidation listener (PostgreSQL: LISTEN/NOTIFY between
+   * instances; SQLite: the watch for writes of the CLI) and the batched last-used stamps.
+   */
+  start(): Promise<void>;
+  /** The PostgreSQL invalidation channel once started (tests observe reconnects through it). */
+  readonly channel: PgChangeChannel | undefined;
+  /** SQLite: the watch for writes of other processes (the CLI). */
+  readonly watch: SqliteChangeWatch | undefined;
+  /** Resolves once every change committed anywhere before the call has reached this process's caches. */
+  catchUp(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function createApp(deps: AppDeps): Promise<App> {
   const services = await createServices(deps);
   const app = createHttpApp(services);
+  const log = deps.logger;
+  const channel = deps.config.database.kind === "postgresql" ? new PgChangeChannel(deps.config.database.url, services.changes, log) : undefined;
+  const watch = deps.config.database.kind === "sqlite" ? new SqliteChangeWatch(deps.db, services.changes) : undefined;
   return {
     app,
     services,
-    start() {
-      services.versions.start(deps.config.cachePollMs, (e) => deps.logger.warn({ err: e }, "cache version poll failed"));
-      services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => deps.logger.warn({ err: e }, "client last-used flush failed"));
+    channel,
+    watch,
+    async catchUp() {
+      await (channel ? channel.sync() : watch?.check());
+    },
+    async start() {
+      await channel?.start();
+      await watch?.start(deps.config.cachePollMs, (e) => log.warn({ err: e }, "could not check the database file for outside writes"));
+      services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
     },
     async close() {
-      services.versions.stop();
-      await services.oauth.lastUsed.stop().catch((e) => deps.logger.warn({ err: e }, "client last-used flush failed"));
+      watch?.stop();
+      await channel?.stop();
+      await services.oauth.lastUsed.stop().catch((e) => log.warn({ err: e }, "client last-used flush failed"));
     },
   };
 }

@@ -38,7 +38,9 @@ const envSchema = z
         .optional(),
     ),
     TOOLGATE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
-    TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(100).max(60000).default(2000),
+    TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(50).max(60000).default(500),
+    TOOLGATE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(50_000),
+    TOOLGATE_CACHE_STALE_MS: z.coerce.number().int().min(100).max(60000).default(3000),
     // Mounts GET /bench/baseline (the benchmark's reference route); off unless explicitly "1"/"true".
     TOOLGATE_BENCH_ROUTES: z.enum(["", "0", "1", "true", "false"]).default("0").transform((v) => v === "1" || v === "true"),
     // Rescan of an MCP server: one deadline for the whole scan (initialize + every tools/list page)
@@ -79,7 +81,12 @@ export interface Config {
   /** 32 bytes; undefined means "generate or load from the data folder" (embedded mode only). */
   readonly masterKey: Buffer | undefined;
   readonly logLevel: LogLevel;
+  /** SQLite only: how often the server checks whether another process (the CLI) wrote the file. */
   readonly cachePollMs: number;
+  /** Bound of each hot-path cache (entries; least recently used ones are evicted). */
+  readonly cacheMaxEntries: number;
+  /** While the PostgreSQL invalidation listener is down, cached entries older than this are reloaded before use. */
+  readonly cacheStaleMs: number;
   /** Mount the benchmark's baseline route (npm run bench sets TOOLGATE_BENCH_ROUTES=1). */
   readonly benchRoutes: boolean;
   /**
@@ -129,6 +136,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     masterKey: e.TOOLGATE_MASTER_KEY ? decodeMasterKey(e.TOOLGATE_MASTER_KEY)! : undefined,
     logLevel: e.TOOLGATE_LOG_LEVEL,
     cachePollMs: e.TOOLGATE_CACHE_POLL_MS,
+    cacheMaxEntries: e.TOOLGATE_CACHE_MAX_ENTRIES,
+    cacheStaleMs: e.TOOLGATE_CACHE_STALE_MS,
     benchRoutes: e.TOOLGATE_BENCH_ROUTES,
     scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES, allowPrivateNetworks: e.TOOLGATE_SCAN_ALLOW_PRIVATE }),
   });

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
 
   const toolgate = await createApp({ config, db, masterKey, logger });
   const firstAdmin = await ensureFirstAdmin(config, toolgate.services.tenancy);
-  toolgate.start();
+  await toolgate.start();
 
   const server = createServer(toolgate.app);
   server.keepAliveTimeout = 65_000;

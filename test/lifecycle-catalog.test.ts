@@ -237,18 +237,19 @@ describe("approve-redirects", () => {
   const approve = (rsId: string, clientId: string, token = h.adminToken) =>
     h.request("PUT", `/svc/resource-servers/${rsId}/clients/${encodeURIComponent(clientId)}/approve-redirects`, { token });
 
-  it("applies the staged list, clears it and bumps the clients cache version", async () => {
+  it("applies the staged list, clears it and drops the client's cache entry", async () => {
     const id = await scanned();
     const cid = await client(id, ["https://app.example.test/cb", "https://app.example.test/cb2"]);
-    const version = async () => (await h.db.cacheVersion.findUnique({ where: { name: "clients" } }))?.version ?? 0;
-    const v0 = await version();
+    const registry = h.services.oauth.clientRegistry;
+    expect(await registry.get(cid)).not.toBeNull(); // cached now
+    expect(registry.peek(cid)).toBeDefined();
     const r = await approve(id, cid);
     expect(r.status, r.text).toBe(200);
     expect(r.body).toMatchObject({ client_id: cid, redirect_uris: ["https://app.example.test/cb", "https://app.example.test/cb2"], staged_redirect_uris: null, previous_redirect_uris: ["https://app.example.test/cb"] });
     const row = await h.db.client.findUniqueOrThrow({ where: { clientId: cid } });
     expect(row.redirectUris).toEqual(["https://app.example.test/cb", "https://app.example.test/cb2"]);
     expect(row.stagedRedirectUris).toBeNull();
-    expect(await version()).toBe(v0 + 1);
+    expect(registry.peek(cid)).toBeUndefined();
     // Nothing staged any more: 409 saying why.
     const again = await approve(id, cid);
     expect(again.status).toBe(409);

@@ -6,6 +6,7 @@ import { startToolgate, type Harness } from "./helpers/harness";
 import { SAMPLE_TOOLS, startMcpServer, startRawServer, type McpTestServer, type RawTestServer } from "./helpers/mcp-servers";
 import { createRole, readyServer, register, rescan } from "./helpers/lifecycle-flow";
 import { ManualClock } from "../src/shared/clock";
+import { ChangeSet } from "../src/storage";
 
 let h: Harness;
 const clock = new ManualClock(new Date("2026-03-01T10:00:00.000Z"));
@@ -218,12 +219,17 @@ describe("test-login", () => {
 
   it("notices when introspection does not hold the current secret", async () => {
     const id = await scanned();
-    // Simulate another instance having rotated the secret before this one reloaded its registry.
-    await h.db.resourceServer.update({ where: { id }, data: { introspectionSecretHash: "rotated-elsewhere" } });
+    // Simulate another instance having rotated the secret while this one missed the notification:
+    // the registry keeps the hash it loaded, the row has another.
+    // A raw statement is not a tracked write, so this process's cached entry keeps the old hash.
+    await h.services.registry.get(id);
+    await h.db.$executeRaw`UPDATE "ResourceServer" SET "introspectionSecretHash" = ${"rotated-elsewhere"} WHERE "id" = ${id}`;
     const r = await call(id, "POST", "/test-login");
     expect(r.body.ok).toBe(false);
     expect(r.body.oauth).toMatchObject({ ready: false, introspection_secret_current: false, detail: expect.stringMatching(/current secret/) });
-    await h.services.registry.load();
+    const missed = new ChangeSet();
+    missed.add(`server:${id}`);
+    h.services.changes.receive(missed); // the notification arrives
     expect((await call(id, "POST", "/test-login")).body.oauth.introspection_secret_current).toBe(true);
   });
 });

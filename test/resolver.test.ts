@@ -3,8 +3,11 @@
 // through the real HTTP API; the resolver is asked in process, as introspection asks it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/shared/clock";
-import { CacheVersions } from "../src/storage";
-import { ScopeResolver, type AccessSubject } from "../src/modules/rbac";
+import { ChangeSet } from "../src/storage";
+import { type AccessSubject } from "../src/modules/rbac";
+import { boot } from "../src/boot";
+import { createApp } from "../src/app";
+import { createLogger } from "../src/shared/logger";
 import { startToolgate, type Harness } from "./helpers/harness";
 
 let h: Harness;
@@ -47,34 +50,34 @@ async function bind(path: string, body: Record<string, unknown> = {}): Promise<s
 const resolver = () => h.services.rbac.resolver;
 const user = (id: string): AccessSubject => ({ type: "user", id });
 /** Sorted scopes the user holds now on the server. */
-const scopesOf = (userId: string, resourceServerId: string, tenantId = h.workspaceId) =>
-  [...resolver().scopesFor({ tenantId, resourceServerId, subject: user(userId) })].sort();
+const scopesOf = async (userId: string, resourceServerId: string, tenantId = h.workspaceId) =>
+  [...(await resolver().scopesFor({ tenantId, resourceServerId, subject: user(userId) }))].sort();
 const active = (userId: string) => resolver().isActive({ tenantId: h.workspaceId, subject: user(userId) });
 
 describe("what a user holds", () => {
   it("nothing without bindings; a tenant-wide binding grants the role's scopes on every server", async () => {
     const u = await member();
-    expect(active(u)).toBe(true);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await active(u)).toBe(true);
+    expect(await scopesOf(u, files)).toEqual([]);
     await bind(`/uflow/v2/users/${u}/role-bindings`);
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
-    expect(scopesOf(u, mail)).toEqual(["mail:read"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await scopesOf(u, mail)).toEqual(["mail:read"]);
   });
 
   it("a user created by an admin, and a bootstrapped owner, are active members at once", async () => {
-    expect(active(await member())).toBe(true);
+    expect(await active(await member())).toBe(true);
     const ws = await h.createWorkspace(`boot${++seq}@example.test`);
-    expect(resolver().isActive({ tenantId: ws.workspaceId, subject: user(ws.userId) })).toBe(true);
-    expect(resolver().isActive({ tenantId: h.workspaceId, subject: user(ws.userId) })).toBe(false);
+    expect(await resolver().isActive({ tenantId: ws.workspaceId, subject: user(ws.userId) })).toBe(true);
+    expect(await resolver().isActive({ tenantId: h.workspaceId, subject: user(ws.userId) })).toBe(false);
   });
 
   it('scope_type "*" is tenant-wide too; resource_server applies to that server only', async () => {
     const u = await member();
     await bind(`/uflow/v2/users/${u}/role-bindings`, { scope_type: "resource_server", scope_id: mail });
-    expect(scopesOf(u, files)).toEqual([]);
-    expect(scopesOf(u, mail)).toEqual(["mail:read"]);
+    expect(await scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, mail)).toEqual(["mail:read"]);
     await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: writer, scope_type: "*" });
-    expect(scopesOf(u, files)).toEqual(["files:write"]);
+    expect(await scopesOf(u, files)).toEqual(["files:write"]);
   });
 
   it("unions direct and group bindings", async () => {
@@ -83,7 +86,7 @@ describe("what a user holds", () => {
     await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
     await bind(`/uflow/v2/users/${u}/role-bindings`);
     await bind(`/uflow/v2/groups/${g}/role-bindings`, { role_id: writer });
-    expect(scopesOf(u, files)).toEqual(["files:read", "files:write"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read", "files:write"]);
   });
 
   it("narrow() keeps the token's scopes the user still holds, in the token's order", async () => {
@@ -91,7 +94,7 @@ describe("what a user holds", () => {
     await bind(`/uflow/v2/users/${u}/role-bindings`);
     await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: writer });
     const q = { tenantId: h.workspaceId, resourceServerId: files, subject: user(u) };
-    expect(resolver().narrow(q, ["files:write", "files:admin", "files:read"])).toEqual(["files:write", "files:read"]);
+    expect(await resolver().narrow(q, ["files:write", "files:admin", "files:read"])).toEqual(["files:write", "files:read"]);
   });
 
   it("effectiveBindings() and roleScopes() explain the answer (for simulations' decision traces)", async () => {
@@ -101,10 +104,10 @@ describe("what a user holds", () => {
     await bind(`/uflow/v2/users/${u}/role-bindings`, { expires_at: new Date(clock.now().getTime() + 1).toISOString() });
     clock.advance(1);
     const q = (resourceServerId: string) => ({ tenantId: h.workspaceId, resourceServerId, subject: user(u) });
-    expect(resolver().effectiveBindings(q(files)).map((b) => b.id)).toEqual([tenantWide]);
-    expect(resolver().effectiveBindings(q(mail)).map((b) => b.id).sort()).toEqual([onMail, tenantWide].sort());
-    expect(resolver().roleScopes(reader, mail)).toEqual(["mail:read"]);
-    expect(resolver().roleScopes(writer, mail)).toEqual([]);
+    expect((await resolver().effectiveBindings(q(files))).map((b) => b.id)).toEqual([tenantWide]);
+    expect((await resolver().effectiveBindings(q(mail))).map((b) => b.id).sort()).toEqual([onMail, tenantWide].sort());
+    expect(await resolver().roleScopes(reader, mail)).toEqual(["mail:read"]);
+    expect(await resolver().roleScopes(writer, mail)).toEqual([]);
   });
 
   it("a binding of the same user in another workspace counts only there", async () => {
@@ -115,10 +118,10 @@ describe("what a user holds", () => {
     const theirServer = (await as("POST", "/svc/resource-servers", { name: "T", public_base_url: "https://t.example.test", protected_base_path: "/", scopes_supported: ["t:read"] })).body.id;
     const theirRole = (await as("POST", "/svc/authmgr/roles", { name: "t", grants: [{ resource_server_id: theirServer, scope_ids: ["t:read"] }] })).body.id;
     expect((await as("POST", `/uflow/v2/users/${u}/role-bindings`, { tenant_id: other.workspaceId, role_id: theirRole })).status).toBe(201);
-    expect(scopesOf(u, theirServer, other.workspaceId)).toEqual(["t:read"]);
+    expect(await scopesOf(u, theirServer, other.workspaceId)).toEqual(["t:read"]);
     // Asked for our workspace (even naming their server), the binding does not count.
-    expect(scopesOf(u, theirServer)).toEqual([]);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, theirServer)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
   });
 });
 
@@ -126,9 +129,9 @@ describe("invalidation: every write that can change the answer", () => {
   it("binding removed", async () => {
     const u = await member();
     const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
     await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
   });
 
   it("binding expired: held until just before expires_at, gone at expires_at (no write needed)", async () => {
@@ -139,11 +142,11 @@ describe("invalidation: every write that can change the answer", () => {
     await bind(`/uflow/v2/users/${u}/role-bindings`, { expires_at: expiresAt.toISOString() });
     await bind(`/uflow/v2/groups/${g}/role-bindings`, { role_id: writer, expires_at: new Date(expiresAt.getTime() + 1).toISOString() });
     clock.set(new Date(expiresAt.getTime() - 1));
-    expect(scopesOf(u, files)).toEqual(["files:read", "files:write"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read", "files:write"]);
     clock.set(expiresAt);
-    expect(scopesOf(u, files)).toEqual(["files:write"]);
+    expect(await scopesOf(u, files)).toEqual(["files:write"]);
     clock.advance(1);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
   });
 
   it("group member removed, and group deleted", async () => {
@@ -151,13 +154,13 @@ describe("invalidation: every write that can change the answer", () => {
     const g = await group();
     await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
     await bind(`/uflow/v2/groups/${g}/role-bindings`);
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
     await h.admin("DELETE", `/uflow/v2/groups/${g}/members/${u}`);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
     await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
     await h.admin("DELETE", `/uflow/v2/groups/${g}`);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
   });
 
   it.each(["suspended", "left", "invited"])("membership %s: holds nothing and is inactive; active again restores", async (status) => {
@@ -165,32 +168,32 @@ describe("invalidation: every write that can change the answer", () => {
     await bind(`/uflow/v2/users/${u}/role-bindings`);
     const path = `/uflow/v2/tenants/${h.workspaceId}/memberships/${u}`;
     expect((await h.admin("PATCH", path, { status })).status).toBe(200);
-    expect(active(u)).toBe(false);
-    expect(scopesOf(u, files)).toEqual([]);
-    expect(resolver().narrow({ tenantId: h.workspaceId, resourceServerId: files, subject: user(u) }, ["files:read"])).toEqual([]);
+    expect(await active(u)).toBe(false);
+    expect(await scopesOf(u, files)).toEqual([]);
+    expect(await resolver().narrow({ tenantId: h.workspaceId, resourceServerId: files, subject: user(u) }, ["files:read"])).toEqual([]);
     await h.admin("PATCH", path, { status: "active" });
-    expect(active(u)).toBe(true);
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await active(u)).toBe(true);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
   });
 
   it("membership removed: nothing, and re-adding does not bring the old binding back", async () => {
     const u = await member();
     await bind(`/uflow/v2/users/${u}/role-bindings`);
     await h.admin("DELETE", `/uflow/v2/tenants/${h.workspaceId}/memberships/${u}`);
-    expect(active(u)).toBe(false);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await active(u)).toBe(false);
+    expect(await scopesOf(u, files)).toEqual([]);
     await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/memberships`, { user_id: u });
-    expect(active(u)).toBe(true);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await active(u)).toBe(true);
+    expect(await scopesOf(u, files)).toEqual([]);
   });
 
   it("a membership created as invited holds nothing until made active", async () => {
     const other = await h.createWorkspace(`invitee${++seq}@example.test`);
     await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/memberships`, { user_id: other.userId, status: "invited" });
     await bind(`/uflow/v2/users/${other.userId}/role-bindings`);
-    expect(scopesOf(other.userId, files)).toEqual([]);
+    expect(await scopesOf(other.userId, files)).toEqual([]);
     await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${other.userId}`, { status: "active" });
-    expect(scopesOf(other.userId, files)).toEqual(["files:read"]);
+    expect(await scopesOf(other.userId, files)).toEqual(["files:read"]);
   });
 
   it("end user suspended and reactivated (suspend/reactivate and PATCH status)", async () => {
@@ -198,27 +201,27 @@ describe("invalidation: every write that can change the answer", () => {
     await bind(`/uflow/v2/users/${u}/role-bindings`);
     const path = `/uflow/v2/tenants/${h.workspaceId}/end-users/${u}`;
     await h.admin("POST", `${path}/suspend`, { reason: "abuse" });
-    expect(active(u)).toBe(false);
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await active(u)).toBe(false);
+    expect(await scopesOf(u, files)).toEqual([]);
     await h.admin("POST", `${path}/reactivate`);
-    expect(active(u)).toBe(true);
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await active(u)).toBe(true);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
     await h.admin("PATCH", path, { status: "suspended" });
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
     await h.admin("PATCH", path, { status: "active" });
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
   });
 
   it("role grants changed (PUT) and role deleted after its bindings", async () => {
     const u = await member();
     const r = await role(`changing-${++seq}`, [{ resource_server_id: files, scope_ids: ["files:read"] }]);
     const b = await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: r });
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
     await h.admin("PUT", `/svc/authmgr/roles/${r}`, { name: `changing-${seq}`, grants: [{ resource_server_id: files, scope_ids: ["files:write"] }, { resource_server_id: mail, scope_ids: ["mail:send"] }] });
-    expect(scopesOf(u, files)).toEqual(["files:write"]);
-    expect(scopesOf(u, mail)).toEqual(["mail:send"]);
+    expect(await scopesOf(u, files)).toEqual(["files:write"]);
+    expect(await scopesOf(u, mail)).toEqual(["mail:send"]);
     await h.admin("PUT", `/svc/authmgr/roles/${r}`, { name: `changing-${seq}`, grants: [] });
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual([]);
     await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
     expect((await h.admin("DELETE", `/svc/authmgr/roles/${r}`)).status).toBe(204);
   });
@@ -230,9 +233,9 @@ describe("invalidation by other modules' writes", () => {
     const rsId = await server(`https://del${++seq}.example.test`, ["d:read", "d:write"]);
     const r = await role(`deleter-${seq}`, [{ resource_server_id: rsId, scope_ids: ["d:read", "d:write"] }]);
     await bind(`/uflow/v2/users/${u}/role-bindings`, { role_id: r });
-    expect(scopesOf(u, rsId)).toEqual(["d:read", "d:write"]);
+    expect(await scopesOf(u, rsId)).toEqual(["d:read", "d:write"]);
     expect((await h.admin("DELETE", `/svc/resource-servers/${rsId}/scopes/d:write`)).status).toBe(204);
-    expect(scopesOf(u, rsId)).toEqual(["d:read"]);
+    expect(await scopesOf(u, rsId)).toEqual(["d:read"]);
     expect((await h.admin("GET", `/svc/authmgr/roles/${r}`)).body.grants).toEqual([{ resource_server_id: rsId, scope_ids: ["d:read"] }]);
   });
 });
@@ -242,16 +245,16 @@ describe("machine clients", () => {
     const c = await h.db.client.create({
       data: { clientId: `svc-${++seq}`, tenantId: h.workspaceId, clientName: "svc", kind: "m2m", registrationMode: "prereg", redirectUris: [], grantTypes: ["client_credentials"], allowedScopes: ["files:read"] },
     });
-    const subject: AccessSubject = { type: "client", clientId: c.clientId, allowedScopes: ["files:read"] };
+    const subject: AccessSubject = { type: "client", clientId: c.clientId, internalId: c.id, allowedScopes: ["files:read"] };
     const q = { tenantId: h.workspaceId, resourceServerId: files, subject };
-    expect([...resolver().scopesFor(q)]).toEqual(["files:read"]);
-    expect(resolver().isActive(q)).toBe(true);
+    expect([...(await resolver().scopesFor(q))]).toEqual(["files:read"]);
+    expect(await resolver().isActive(q)).toBe(true);
     const b = await bind(`/svc/clientms/clients/${c.clientId}/role-bindings`, { role_id: writer });
-    expect([...resolver().scopesFor(q)].sort()).toEqual(["files:read", "files:write"]);
+    expect([...(await resolver().scopesFor(q))].sort()).toEqual(["files:read", "files:write"]);
     // Another workspace's query for the same client_id gets no binding grants.
-    expect([...resolver().scopesFor({ ...q, tenantId: "00000000-0000-4000-8000-000000000000" })]).toEqual(["files:read"]);
+    expect([...(await resolver().scopesFor({ ...q, tenantId: "00000000-0000-4000-8000-000000000000" }))]).toEqual(["files:read"]);
     await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
-    expect([...resolver().scopesFor(q)]).toEqual(["files:read"]);
+    expect([...(await resolver().scopesFor(q))]).toEqual(["files:read"]);
   });
 });
 
@@ -259,60 +262,64 @@ describe("introspection seam (tokens' SubjectScopeSource)", () => {
   it("answers null for an inactive user and the held scopes otherwise; a client gets its allowed set", async () => {
     const u = await member();
     await bind(`/uflow/v2/users/${u}/role-bindings`);
-    const client = { clientId: "app", allowedScopeSet: new Set(["files:read", "files:write"]) };
+    const client = { id: "00000000-0000-4000-8000-00000000a990", clientId: "app", allowedScopeSet: new Set(["files:read", "files:write"]) };
     const token = { sub: u, tenant_id: h.workspaceId, sub_type: "user" };
-    expect([...resolver().allowedScopes(token, client, { id: files })!]).toEqual(["files:read"]);
+    expect([...(await resolver().allowedScopes(token, client, { id: files }))!]).toEqual(["files:read"]);
     await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/end-users/${u}/suspend`, {});
-    expect(resolver().allowedScopes(token, client, { id: files })).toBeNull();
+    expect(await resolver().allowedScopes(token, client, { id: files })).toBeNull();
     const machine = { sub: "app", tenant_id: h.workspaceId };
-    expect(resolver().allowedScopes(machine, client, { id: files })).toBe(client.allowedScopeSet);
-    expect(resolver().allowedScopes({ ...machine, sub_type: "robot" }, client, { id: files })).toBeNull();
+    expect(await resolver().allowedScopes(machine, client, { id: files })).toBe(client.allowedScopeSet);
+    expect(await resolver().allowedScopes({ ...machine, sub_type: "robot" }, client, { id: files })).toBeNull();
+  });
+
+  it("answers synchronously once every fact it needs is cached", async () => {
+    const u = await member();
+    await bind(`/uflow/v2/users/${u}/role-bindings`);
+    const g = await group();
+    await h.admin("POST", `/uflow/v2/groups/${g}/members`, { user_id: u });
+    await bind(`/uflow/v2/groups/${g}/role-bindings`, { role_id: writer });
+    const client = { id: "00000000-0000-4000-8000-00000000a991", clientId: "app", allowedScopeSet: new Set(["files:read", "files:write"]) };
+    const token = { sub: u, tenant_id: h.workspaceId, sub_type: "user" };
+    const first = resolver().allowedScopes(token, client, { id: files });
+    expect(first).toBeInstanceOf(Promise); // member, then bindings, then roles are loaded
+    expect([...(await first)!].sort()).toEqual(["files:read", "files:write"]);
+    const second = resolver().allowedScopes(token, client, { id: files });
+    expect(second).not.toBeInstanceOf(Promise);
+    expect([...(second as ReadonlySet<string>)].sort()).toEqual(["files:read", "files:write"]);
   });
 });
 
-describe("hot path: answers from memory, reloads on the access cache version", () => {
-  it("a row changed behind the services' back is not seen until the version moves (no query per call)", async () => {
+describe("hot path: answers from memory, dropped by the change bus", () => {
+  it("a row changed behind the unit of work is not seen until its change arrives (no query per call)", async () => {
     const u = await member();
     const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
-    await h.db.roleBinding.delete({ where: { id: b } }); // no version bump: the snapshot is not told
-    expect(scopesOf(u, files)).toEqual(["files:read"]);
-    await h.db.cacheVersion.update({ where: { name: "access" }, data: { version: { increment: 1 } } });
-    await h.services.versions.poll(); // what another instance's change looks like here
-    expect(scopesOf(u, files)).toEqual([]);
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
+    // A raw statement is not a tracked write: the cached entry is not told.
+    await h.db.$executeRaw`DELETE FROM "RoleBinding" WHERE "id" = ${b}`;
+    expect(await scopesOf(u, files)).toEqual(["files:read"]);
+    const missed = new ChangeSet();
+    missed.add(`bindings:${h.workspaceId}:user:${u}`);
+    h.services.changes.receive(missed); // what another instance's change looks like here
+    expect(await scopesOf(u, files)).toEqual([]);
   });
 
-  it("a burst of reloads coalesces: the running load plus one shared follow-up", async () => {
-    let loads = 0;
-    const db = h.db;
-    const counting = new Proxy(db, {
-      get(target, prop, receiver) {
-        if (prop !== "roleBinding") return Reflect.get(target, prop, receiver);
-        const delegate = db.roleBinding;
-        return { findMany: (args: Parameters<typeof delegate.findMany>[0]) => (loads++, delegate.findMany(args)) };
-      },
-    });
-    const r = new ScopeResolver(counting, clock, new CacheVersions(db));
-    await Promise.all(Array.from({ length: 10 }, () => r.load()));
-    expect(loads).toBe(2);
-    await r.load();
-    expect(loads).toBe(3);
-  });
-
-  it("a second instance on the same database catches up on its next poll", async () => {
-    const versions = new CacheVersions(h.db);
-    await versions.prime();
-    const second = new ScopeResolver(h.db, clock, versions);
-    await second.load();
-    const u = await member();
-    const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
-    const ask = () => [...second.scopesFor({ tenantId: h.workspaceId, resourceServerId: files, subject: user(u) })];
-    // The second instance has no version listener of the first: it reloads only when it polls.
-    expect(ask()).toEqual([]);
-    await versions.poll();
-    expect(ask()).toEqual(["files:read"]);
-    await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
-    expect(ask()).toEqual(["files:read"]);
-    await versions.poll();
-    expect(ask()).toEqual([]);
+  it("a second instance on the same database catches up as changes commit", async () => {
+    const { db, masterKey } = await boot(h.config);
+    const second = await createApp({ config: h.config, db, masterKey, logger: createLogger("silent"), clock });
+    await second.start();
+    try {
+      const u = await member();
+      const ask = async () => [...(await second.services.rbac.resolver.scopesFor({ tenantId: h.workspaceId, resourceServerId: files, subject: user(u) }))];
+      expect(await ask()).toEqual([]); // cached there now
+      const b = await bind(`/uflow/v2/users/${u}/role-bindings`);
+      await second.catchUp();
+      expect(await ask()).toEqual(["files:read"]);
+      await h.admin("DELETE", `/uflow/v2/role-bindings/${b}`);
+      await second.catchUp();
+      expect(await ask()).toEqual([]);
+    } finally {
+      await second.close();
+      await db.$disconnect();
+    }
   });
 });

@@ -85,13 +85,14 @@ describe("resource server registration", () => {
     const rot = await h.admin("POST", `/svc/resource-servers/${created.id}/rotate-introspection-secret`);
     expect(rot.status).toBe(200);
     expect(rot.body.introspection_secret).not.toBe(created.introspection_secret);
-    expect(h.services.registry.authenticate(created.id, created.introspection_secret)).toBeUndefined();
-    expect(h.services.registry.authenticate(created.id, rot.body.introspection_secret)?.id).toBe(created.id);
+    const registered = await h.services.registry.get(created.id);
+    expect(h.services.registry.verifySecret(registered, created.introspection_secret)).toBeUndefined();
+    expect(h.services.registry.verifySecret(registered, rot.body.introspection_secret)?.id).toBe(created.id);
 
     expect((await h.admin("DELETE", `/svc/resource-servers/${created.id}`)).status).toBe(204);
     expect((await h.admin("GET", `/svc/resource-servers/${created.id}`)).status).toBe(404);
     expect((await h.admin("DELETE", `/svc/resource-servers/${created.id}`)).status).toBe(404);
-    expect(h.services.registry.get(created.id)).toBeUndefined();
+    expect(await h.services.registry.get(created.id)).toBeNull();
     const row = await h.db.resourceServer.findUnique({ where: { id: created.id } });
     expect(row?.deletedAt).not.toBeNull(); // kept, soft-deleted
   });

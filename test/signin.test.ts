@@ -227,6 +227,7 @@ async function introspect(token: string, server: oauth.AuthorizationServer = as)
 async function secondInstance(): Promise<{ app: App; as: oauth.AuthorizationServer; close(): Promise<void> }> {
   const { db, masterKey } = await boot(h.config);
   const app = await createApp({ config: h.config, db, masterKey, logger: createLogger("silent") });
+  await app.start();
   const http: Server = createHttpServer(app.app);
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
@@ -464,8 +465,8 @@ describe("token families (refresh-token chains and their access tokens)", () => 
       expect(await introspect(refreshed.access_token)).toEqual({ active: false });
       expect((await oauth.refreshTokenGrantRequest(as, app.client, app.auth, refreshed.refresh_token!, insecure)).status).toBe(400);
 
-      // The other instance learns it from its next poll of the cache versions.
-      await other.app.services.versions.poll();
+      // The other instance learns it from the change bus.
+      await other.app.catchUp();
       expect(await introspect(refreshed.access_token, other.as)).toEqual({ active: false });
     } finally {
       await other.close();

@@ -17,6 +17,7 @@ export const GRAPHQL_CODES: Record<DomainErrorCode, string> = {
   payload_too_large: "PAYLOAD_TOO_LARGE",
   too_many_requests: "RATE_LIMITED",
   upstream_failed: "UPSTREAM_FAILED",
+  unavailable: "UNAVAILABLE",
 };
 
 export const UNEXPECTED_MESSAGE = "Unexpected error.";

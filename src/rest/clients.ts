@@ -6,6 +6,7 @@
 //   PATCH  /svc/resource-servers/:id/clients/:client_id           configure (scopes, lifetime, ...)
 //   POST   /svc/resource-servers/:id/clients/:client_id/revoke    revoke (200, the revoked client)
 //   DELETE /svc/resource-servers/:id/clients/:client_id           revoke (204); the record is kept
+//   PUT    /svc/resource-servers/:id/clients/:client_id/approve-redirects  apply a staged redirect-URI change
 //   POST   /svc/clientms/clients                                  dashboard registration form
 import { Router } from "express";
 import { z } from "zod";
@@ -40,6 +41,10 @@ export function clientsRouter(clients: ClientService): Router {
   r.patch("/svc/resource-servers/:id/clients/:client_id", async (req, res) => {
     const { id, client_id } = parseWith(clientParams, req.params);
     res.json(await clients.update(actorOf(res), id, client_id, parseWith(updateClientSchema, req.body)));
+  });
+  r.put("/svc/resource-servers/:id/clients/:client_id/approve-redirects", async (req, res) => {
+    const { id, client_id } = parseWith(clientParams, req.params);
+    res.json(await clients.approveRedirects(actorOf(res), id, client_id));
   });
   r.post("/svc/resource-servers/:id/clients/:client_id/revoke", async (req, res) => {
     const { id, client_id } = parseWith(clientParams, req.params);

@@ -5,6 +5,9 @@
 import type { ErrorRequestHandler, Response } from "express";
 import { DomainError, OAuthError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
+import { OAUTH_ERROR_DESCRIPTIONS } from "../modules/oauth/errors";
+
+const OAUTH_UNAVAILABLE = OAUTH_ERROR_DESCRIPTIONS.temporarily_unavailable;
 
 export function sendOAuthError(res: Response, e: OAuthError): void {
   res.set("Cache-Control", "no-store").set("Pragma", "no-cache");
@@ -18,6 +21,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     if (err instanceof OAuthError) return sendOAuthError(res, err);
     if (err instanceof DomainError) {
+      if (err.code === "unavailable") {
+        logger.warn({ err: err.cause, requestId: res.locals.requestId, method: req.method, path: req.path }, "dependency unavailable; answered 503");
+        if (req.path.startsWith("/oauth/")) return sendOAuthError(res, new OAuthError("temporarily_unavailable", OAUTH_UNAVAILABLE));
+      }
       if (req.path.startsWith("/oauth/") && err.code === "bad_request") return sendOAuthError(res, new OAuthError("invalid_request", err.message));
       if (err.code === "too_many_requests" && typeof err.details?.retry_after === "number") res.set("Retry-After", String(err.details.retry_after));
       res.status(err.status).json({ error: err.message, ...(err.details ?? {}) });

@@ -1,6 +1,5 @@
 // Admin REST for the lifecycle of a resource server: rescan, setup checklist, validate,
-// activation preview, activation, test-login, access policy, and approval of a client's staged
-// redirect URIs. Thin: parse (zod), call one service method, answer.
+// activation preview, activation, test-login and access policy. Thin: parse (zod), call one service method, answer.
 import { Router } from "express";
 import { z } from "zod";
 import { accessPolicySchema, type ResourceServerLifecycle } from "../modules/resource-servers";
@@ -9,7 +8,6 @@ import { idParams } from "./resource-servers";
 import { parseWith } from "./validation";
 
 const rescanBody = z.object({ mcp_token: z.string().min(1, "must not be empty").max(8192).optional() }).strict();
-const clientParams = idParams.extend({ client_id: z.string().min(1).max(2048) });
 
 export function lifecycleRouter(l: ResourceServerLifecycle): Router {
   const r = Router();
@@ -40,10 +38,6 @@ export function lifecycleRouter(l: ResourceServerLifecycle): Router {
   r.put(`${base}/access-policy`, async (req, res) => {
     const { id } = parseWith(idParams, req.params);
     res.json(await l.accessPolicy.put(actorOf(res), id, parseWith(accessPolicySchema, req.body)));
-  });
-  r.put(`${base}/clients/:client_id/approve-redirects`, async (req, res) => {
-    const { id, client_id } = parseWith(clientParams, req.params);
-    res.json(await l.redirects.approve(actorOf(res), id, client_id));
   });
   return r;
 }

@@ -7,7 +7,7 @@
 // JSON serialization per request. `If-None-Match` answers 304.
 import { rejectUnsafeInput } from "./input-hygiene";
 import express, { Router, type Request, type Response } from "express";
-import type { RegisteredServer, ResourceServerRegistry, ResourceServerLifecycle } from "../modules/resource-servers";
+import type { CompiledPolicy, RegisteredServer, ResourceServerRegistry, ResourceServerLifecycle } from "../modules/resource-servers";
 import { parseBasicAuth } from "./basic-auth";
 
 /** A manifest carries every tool with its input schema: larger than admin JSON, still bounded. */
@@ -15,15 +15,24 @@ export const MANIFEST_BODY_LIMIT = "1mb";
 
 const CHALLENGE = 'Basic realm="toolgate-runtime", charset="UTF-8"';
 
-function authenticate(registry: ResourceServerRegistry, req: Request, res: Response): RegisteredServer | undefined {
+/** The authenticated server, or undefined after answering 401; synchronous when the server entry is cached. */
+function authenticate(registry: ResourceServerRegistry, req: Request, res: Response): RegisteredServer | undefined | Promise<RegisteredServer | undefined> {
   const creds = parseBasicAuth(req.headers.authorization);
-  const rs = creds ? registry.authenticate(creds.id, creds.secret) : undefined;
   // The path must name the server the credentials belong to: one server's secret reads nothing else.
-  if (!rs || rs.id !== req.params.id) {
-    res.status(401).set("WWW-Authenticate", CHALLENGE).json({ error: "invalid resource server credentials" });
-    return undefined;
-  }
-  return rs;
+  if (!creds || creds.id !== req.params.id) return refuse(res);
+  const judge = (rs: RegisteredServer | null) => registry.verifySecret(rs, creds.secret) ?? refuse(res);
+  const server = registry.get(creds.id);
+  return server instanceof Promise ? server.then(judge) : judge(server);
+}
+
+function refuse(res: Response): undefined {
+  res.status(401).set("WWW-Authenticate", CHALLENGE).json({ error: "invalid resource server credentials" });
+  return undefined;
+}
+
+/** Runs `then` with the value, synchronously when it is not a promise (the hot path's common case). */
+function andThen<T>(value: T | Promise<T>, then: (v: T) => void | Promise<void>): void | Promise<void> {
+  return value instanceof Promise ? value.then(then) : then(value);
 }
 
 /** RFC 9110 §13.1.2: a list of entity tags or "*"; weak comparison is fine for GET. */
@@ -37,10 +46,13 @@ export function runtimeRouter(registry: ResourceServerRegistry, lifecycle: Pick<
   const r = Router();
   const { runtime } = lifecycle;
 
-  r.get("/svc/resource-servers/:id/sdk-policy", (req, res) => {
-    const rs = authenticate(registry, req, res);
-    if (!rs) return;
-    const policy = runtime.policy(rs);
+  r.get("/svc/resource-servers/:id/sdk-policy", (req, res) =>
+    andThen(authenticate(registry, req, res), (rs) => {
+      if (rs) return andThen(runtime.policy(rs), (policy) => sendPolicy(req, res, policy));
+    }),
+  );
+
+  function sendPolicy(req: Request, res: Response, policy: CompiledPolicy): void {
     res.setHeader("ETag", policy.etag);
     // Runtimes may keep the document, but must revalidate (cheap with If-None-Match) before reuse.
     res.setHeader("Cache-Control", "no-cache");
@@ -51,13 +63,13 @@ export function runtimeRouter(registry: ResourceServerRegistry, lifecycle: Pick<
     res.setHeader("Content-Type", "application/json; charset=utf-8");
     res.setHeader("Content-Length", policy.bytes.length);
     res.status(200).end(policy.bytes);
-  });
+  }
 
   const manifestBody = express.json({ limit: MANIFEST_BODY_LIMIT });
   r.put(
     "/svc/resource-servers/:id/sdk-manifest",
-    (req, res, next) => {
-      const rs = authenticate(registry, req, res);
+    async (req, res, next) => {
+      const rs = await authenticate(registry, req, res);
       if (!rs) return;
       if (!req.is("application/json")) {
         res.status(415).json({ error: "the manifest must be sent as application/json" });

@@ -9,7 +9,8 @@ export type DomainErrorCode =
   | "conflict" // 409
   | "payload_too_large" // 413
   | "too_many_requests" // 429
-  | "upstream_failed"; // 502
+  | "upstream_failed" // 502
+  | "unavailable"; // 503
 
 const STATUS: Record<DomainErrorCode, number> = {
   bad_request: 400,
@@ -20,6 +21,7 @@ const STATUS: Record<DomainErrorCode, number> = {
   payload_too_large: 413,
   too_many_requests: 429,
   upstream_failed: 502,
+  unavailable: 503,
 };
 
 export class DomainError extends Error {
@@ -41,6 +43,8 @@ export const badRequest = (message: string, details?: Record<string, unknown>) =
 export const unauthenticated = (message: string) => new DomainError("unauthenticated", message);
 export const forbidden = (message: string) => new DomainError("forbidden", message);
 export const notFound = (what: string) => new DomainError("not_found", `${what} not found`);
+/** A dependency (the database) cannot answer now: fail closed, the caller may retry. `cause` is logged, never sent. */
+export const unavailable = (cause: unknown) => Object.assign(new DomainError("unavailable", "temporarily unavailable, try again shortly"), { cause });
 export const conflict = (message: string, details?: Record<string, unknown>) => new DomainError("conflict", message, details);
 
 /** RFC 6749 §5.2 / RFC 7009 / RFC 8707 error codes used at the OAuth endpoints. */
@@ -54,14 +58,15 @@ export type OAuthErrorCode =
   | "invalid_target"
   | "unsupported_token_type"
   | "access_denied"
-  | "server_error";
+  | "server_error"
+  | "temporarily_unavailable";
 
 export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     /** One public description per failure class: never tells a prober which check failed. */
     readonly description: string,
-    readonly status: number = error === "invalid_client" ? 401 : 400,
+    readonly status: number = error === "invalid_client" ? 401 : error === "temporarily_unavailable" ? 503 : 400,
   ) {
     super(`${error}: ${description}`);
     this.name = "OAuthError";

@@ -1,4 +1,6 @@
-export { createPrismaClient, sqliteFilePath, observeQueries, type Db, type Tx, type DbOrTx, type DatabaseTarget, type QueryObservation } from "./prisma";
+export { createPrismaClient, changesOf, sqliteFilePath, observeQueries, type Db, type Tx, type DbOrTx, type DatabaseTarget, type QueryObservation } from "./prisma";
 export { migrate, loadMigrations, MIGRATIONS_ROOT } from "./migrate";
-export { CacheVersions, type CacheName } from "./cache-versions";
+export { ChangeBus, ChangeSet, type ChangeKind, type ChangeSubscriber } from "./change-bus";
+export { PgChangeChannel } from "./pg-notifications";
+export { SqliteChangeWatch, takeServerLock, ServerLockError } from "./sqlite-watch";
 export { isUniqueViolation, isRecordMissing, translatePrismaError } from "./prisma-errors";

@@ -3,7 +3,10 @@
 // so the rest of the code uses the SQLite client's types for both.
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/sqlite/client";
+import { ChangeBus } from "./change-bus";
+import { withUnitOfWork } from "./unit-of-work";
 
 export type Db = PrismaClient;
 /** A transaction client: what `db.$transaction(async (tx) => ...)` hands to its callback. */
@@ -53,7 +56,27 @@ export function sqliteFilePath(url: string): string {
   return path;
 }
 
+const buses = new WeakMap<object, ChangeBus>();
+
+/**
+ * The change bus of a client made by createPrismaClient: its writes publish there, and the caches
+ * built on this client subscribe there (storage/change-bus.ts).
+ */
+export function changesOf(db: Db): ChangeBus {
+  const bus = buses.get(db);
+  if (!bus) throw new Error("not a client made by createPrismaClient");
+  return bus;
+}
+
+/** A client whose every write is a unit of work publishing its cache changes (unit-of-work.ts). */
 export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
+  const bus = new ChangeBus(randomUUID());
+  const db = withUnitOfWork(await createRawClient(target), bus);
+  buses.set(db, bus);
+  return db;
+}
+
+async function createRawClient(target: DatabaseTarget): Promise<Db> {
   if (target.kind === "sqlite") {
     const [{ PrismaClient: SqliteClient }, { PrismaBetterSqlite3 }] = await Promise.all([
       import("../generated/sqlite/client"),

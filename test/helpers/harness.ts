@@ -137,6 +137,7 @@ export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
   });
   const { db, masterKey } = await boot(config);
   const toolgate = await createApp({ config, db, masterKey, logger: createLogger(config.logLevel), clock: opts.clock });
+  await toolgate.start();
   server.on("request", toolgate.app);
   let workspaceId = "";
   let ownerId = "";

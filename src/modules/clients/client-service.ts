@@ -1,10 +1,9 @@
 // Pre-registered OAuth clients of a resource server: create (secret shown once), list, read,
 // configure, revoke. Every query is scoped by the actor's workspace and by the server in the path:
 // another workspace's server or client is indistinguishable from an unknown one (404).
-// Writes bump the "clients" cache version in their transaction and reload the in-memory
-// ClientRegistry after commit, so the token endpoint and introspection see the change at once.
+// Every write to a client row drops its ClientRegistry entry when it commits (the unit of work), so
+// the token endpoint and introspection see the change at once, here and on every instance.
 import type { Db, DbOrTx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
@@ -12,6 +11,7 @@ import { hashSecret } from "../../shared/crypto";
 import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { Client } from "../../generated/sqlite/client";
+import { DbNull } from "@prisma/client/runtime/client";
 import {
   TOKEN_LIFETIME,
   defaultGrantTypes,
@@ -37,7 +37,6 @@ export class ClientService {
   constructor(
     private readonly db: Db,
     private readonly servers: ServerLookup,
-    private readonly versions: CacheVersions,
     private readonly pepper: Buffer,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
@@ -75,10 +74,8 @@ export class ClientService {
           updatedAt: now,
         },
       });
-      await this.versions.bump(tx, "clients");
       return created;
     });
-    await this.versions.notifyLocal("clients");
     return { ...toClientView(row), client_secret: secret, client_id_issued_at: epochSeconds(now), client_secret_expires_at: 0 };
   }
 
@@ -128,10 +125,8 @@ export class ClientService {
           updatedAt: this.clock.now(),
         },
       });
-      await this.versions.bump(tx, "clients");
       return updated;
     });
-    await this.versions.notifyLocal("clients");
     return toClientView(row);
   }
 
@@ -147,18 +142,35 @@ export class ClientService {
       if (current.status === "revoked") return current;
       const now = this.clock.now();
       const updated = await tx.client.update({ where: { id: current.id }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
-      await this.versions.bump(tx, "clients");
       return updated;
     });
-    await this.versions.notifyLocal("clients");
     return toClientView(row);
+  }
+
+  /**
+   * Approves a client's staged redirect-URI change (CIMD: when a client's metadata document lists
+   * new redirect URIs, the change waits in stagedRedirectUris until an administrator of the
+   * workspace approves it). Applies the staged list and clears it.
+   */
+  async approveRedirects(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView & { staged_redirect_uris: null; previous_redirect_uris: string[] }> {
+    assertCanWrite(actor);
+    const { client, previous } = await this.db.$transaction(async (tx) => {
+      const current = await this.find(tx, actor, resourceServerId, clientId);
+      const staged = current.stagedRedirectUris as string[] | null;
+      if (staged === null || staged === undefined) throw conflict("no redirect-URI change is staged for this client; nothing to approve");
+      const updated = await tx.client.update({
+        where: { id: current.id },
+        data: { redirectUris: staged, stagedRedirectUris: DbNull, updatedAt: this.clock.now() },
+      });
+      return { client: updated, previous: current.redirectUris as string[] };
+    });
+    return { ...toClientView(client), staged_redirect_uris: null, previous_redirect_uris: previous };
   }
 
   /**
    * For the transaction that deletes a scope of a server: removes the scope from every client's
    * configured allowed_scopes, so re-creating a scope with the same id later does not silently
-   * give it back (the ClientRegistry already ignores scopes that no longer exist). The caller
-   * commits, then calls versions.notifyLocal("clients").
+   * give it back. Called through the catalog's scope-deletion hook (wired in app.ts).
    */
   async removeDeletedScope(tx: DbOrTx, tenantId: string, resourceServerId: string, scopeKey: string): Promise<void> {
     const rows = await tx.client.findMany({ where: { tenantId, resourceServerId }, select: { id: true, allowedScopes: true } });
@@ -166,7 +178,6 @@ export class ClientService {
     for (const r of touched) {
       await tx.client.update({ where: { id: r.id }, data: { allowedScopes: (r.allowedScopes as string[]).filter((s) => s !== scopeKey) } });
     }
-    if (touched.length > 0) await this.versions.bump(tx, "clients");
   }
 
   /** The client of this workspace registered against this live server, or 404. */

@@ -31,7 +31,9 @@ export class LastUsedRecorder {
     const batch = [...this.pending];
     this.pending.clear();
     try {
-      await this.db.$transaction(batch.map(([id, at]) => this.db.client.updateMany({ where: { id }, data: { lastUsedAt: at } })));
+      await this.db.$transaction(async (tx) => {
+        for (const [id, at] of batch) await tx.client.updateMany({ where: { id }, data: { lastUsedAt: at } });
+      });
     } catch (e) {
       // Keep the stamps for the next attempt unless a newer one arrived meanwhile.
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);

@@ -1,20 +1,17 @@
-// In-memory view of every client that can still act (not revoked), for the hot paths: the token
-// endpoint authenticates client_id/client_secret and introspection re-checks the client's status
-// and current allowed scopes without a database query (notes/performance.md). Reloaded by the
-// write that changes a client (in-process at once through notifyLocal, other instances through the
-// CacheVersions poll of "clients").
-//
-// A client's effective allowed scopes are its configured ones that still exist on its server: when
-// a scope is deleted (the catalog bumps "access" in that transaction), new tokens stop carrying it
-// and introspection stops reporting it at once, without waiting for anyone to edit the client.
+// The clients that can act (not revoked), per entry, for the hot paths: the token endpoint
+// authenticates client_id/client_secret and introspection re-checks the client's status and
+// current allowed scopes without a database query on a hit (docs/decisions/0001-per-entry-caches.md).
+// A miss loads one client by its unique client_id; any write to the client's row drops the entry
+// (the unit of work, storage/change-tracking.ts), including scope deletion, which removes the
+// scope from the clients' allowed_scopes in the deleting transaction.
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+import type { CacheFactory } from "../../storage/cache-factory";
+import type { EntryCache } from "../../shared/entry-cache";
 import { verifySecret } from "../../shared/crypto";
-import { coalescedReload } from "../../shared/coalesced-reload";
 import type { ClientStatus } from "./schemas";
 
 export interface RegisteredClient {
-  /** Row id (internal). */
+  /** Row id (internal; the subject id of the client's service-account bindings). */
   id: string;
   /** The public OAuth client_id. */
   clientId: string;
@@ -24,7 +21,7 @@ export interface RegisteredClient {
   /** null for public clients (no secret). */
   secretHash: string | null;
   grantTypes: ReadonlySet<string>;
-  /** In registration order (the default `scope` of a token request); only scopes that still exist. */
+  /** In registration order (the default `scope` of a token request). */
   allowedScopes: readonly string[];
   allowedScopeSet: ReadonlySet<string>;
   tokenLifetime: number;
@@ -34,41 +31,21 @@ export interface RegisteredClient {
 const DUMMY_HASH = "x".repeat(43);
 
 export class ClientRegistry {
-  private byClientId = new Map<string, RegisteredClient>();
+  private readonly cache: EntryCache<RegisteredClient>;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly pepper: Buffer,
-    versions: CacheVersions,
+    caches: CacheFactory,
   ) {
-    versions.on("clients", () => this.load());
-    versions.on("access", () => this.load()); // scope deletion (see above)
-  }
-
-  /** Reloads from the database (coalesced: see shared/coalesced-reload.ts). */
-  readonly load = coalescedReload(() => this.loadNow());
-
-  private async loadNow(): Promise<void> {
-    const rows = await this.db.client.findMany({
-      where: { status: { not: "revoked" } },
-      select: {
-        id: true,
-        clientId: true,
-        tenantId: true,
-        resourceServerId: true,
-        status: true,
-        secretHash: true,
-        grantTypes: true,
-        allowedScopes: true,
-        tokenLifetime: true,
-        resourceServer: { select: { scopes: { select: { key: true } } } },
-      },
-    });
-    const map = new Map<string, RegisteredClient>();
-    for (const r of rows) {
-      const existing = r.resourceServer ? new Set(r.resourceServer.scopes.map((s) => s.key)) : null;
-      const allowed = (r.allowedScopes as string[]).filter((s) => !existing || existing.has(s));
-      map.set(r.clientId, {
+    this.cache = caches.create<RegisteredClient>("client", async (clientId) => {
+      const r = await db.client.findUnique({
+        where: { clientId },
+        select: { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, secretHash: true, grantTypes: true, allowedScopes: true, tokenLifetime: true },
+      });
+      if (!r || r.status === "revoked") return null;
+      const allowed = r.allowedScopes as string[];
+      return {
         id: r.id,
         clientId: r.clientId,
         tenantId: r.tenantId,
@@ -79,14 +56,18 @@ export class ClientRegistry {
         allowedScopes: Object.freeze([...allowed]),
         allowedScopeSet: new Set(allowed),
         tokenLifetime: r.tokenLifetime,
-      });
-    }
-    this.byClientId = map;
+      };
+    });
   }
 
-  /** The client (revoked clients are absent). */
-  get(clientId: string): RegisteredClient | undefined {
-    return this.byClientId.get(clientId);
+  /** The client from memory: a value, null (unknown or revoked), or undefined when not cached. */
+  peek(clientId: string): RegisteredClient | null | undefined {
+    return this.cache.peek(clientId);
+  }
+
+  /** The client (null when unknown or revoked); synchronous on a hit. */
+  get(clientId: string): RegisteredClient | null | Promise<RegisteredClient | null> {
+    return this.cache.get(clientId);
   }
 
   /**
@@ -94,13 +75,12 @@ export class ClientRegistry {
    * the same work as a known one, so response time does not reveal which ids exist. Status is not
    * checked here (the caller decides what a pending client may do).
    */
-  verifySecret(clientId: string, secret: string): RegisteredClient | undefined {
-    const c = this.byClientId.get(clientId);
-    const ok = verifySecret(this.pepper, secret, c?.secretHash ?? DUMMY_HASH);
-    return ok && c?.secretHash ? c : undefined;
+  verifySecret(client: RegisteredClient | null, secret: string): RegisteredClient | undefined {
+    const ok = verifySecret(this.pepper, secret, client?.secretHash ?? DUMMY_HASH);
+    return ok && client?.secretHash ? client : undefined;
   }
 
   get size(): number {
-    return this.byClientId.size;
+    return this.cache.size;
   }
 }

@@ -1,8 +1,9 @@
-// Builds the clients, token and OAuth-protocol pieces in dependency order and loads their
-// in-memory caches before the app serves anything (the hot paths never fall back to the database).
+// Builds the clients, token and OAuth-protocol pieces in dependency order. Their caches are per
+// entry and fill on demand (docs/decisions/0001-per-entry-caches.md); only the revocation lists,
+// small by construction, are loaded before the app serves anything.
 // src/app.ts calls this once; tests and the benchmark reach the pieces through Services.oauth.
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+import type { CacheFactory } from "../../storage/cache-factory";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { ClientRegistry, ClientService, LastUsedRecorder, type ServerLookup } from "../clients";
@@ -10,7 +11,6 @@ import type { ResourceServerRegistry } from "../resource-servers";
 import {
   AccessTokenIssuer,
   AccessTokenVerifier,
-  DefaultSubjectScopeResolver,
   IntrospectionService,
   RevocationList,
   TokenRevocationService,
@@ -28,7 +28,7 @@ import { TokenFamilies } from "./token-families";
 
 export interface OAuthDeps {
   db: Db;
-  versions: CacheVersions;
+  caches: CacheFactory;
   clock: Clock;
   ids: IdGenerator;
   /** Pepper of secret hashes (shared with resource-server secrets). */
@@ -40,8 +40,10 @@ export interface OAuthDeps {
   servers: ResourceServerRegistry;
   /** Finds the live server named in an admin path (ResourceServerService.findLive). */
   serverLookup: ServerLookup;
-  /** What a token's subject may hold now; default: machine tokens -> the client's allowed scopes. */
-  scopes?: SubjectScopeResolver;
+  /** What a token's subject may hold now (the RBAC scope resolver). */
+  scopes: SubjectScopeResolver;
+  /** Where failures off the request path (a background reload) and fail-closed answers are reported. */
+  onBackgroundError: (e: unknown) => void;
   /** End-user sign-in state; when given, authorization_code and refresh_token are served and advertised. */
   signin?: SignInGrantDeps;
   /** Extra metadata members of features outside the grants (e.g. registration_endpoint). */
@@ -66,15 +68,15 @@ export interface OAuthServices {
 }
 
 export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientService; oauth: OAuthServices }> {
-  const { db, versions, clock, ids } = deps;
-  const clientRegistry = new ClientRegistry(db, deps.pepper, versions);
-  const revocations = new RevocationList(db, clock, versions);
-  await Promise.all([clientRegistry.load(), revocations.load()]);
-  const clients = new ClientService(db, deps.serverLookup, versions, deps.pepper, clock, ids);
+  const { db, caches, clock, ids } = deps;
+  const clientRegistry = new ClientRegistry(db, deps.pepper, caches);
+  const revocations = new RevocationList(db, clock, caches.bus, deps.onBackgroundError);
+  await revocations.load(); // small by construction: unexpired revocations only
+  const clients = new ClientService(db, deps.serverLookup, deps.pepper, clock, ids);
   const lastUsed = new LastUsedRecorder(db, clock);
-  const verifier = new AccessTokenVerifier(deps.jwt, deps.keys, clock, versions);
+  const verifier = new AccessTokenVerifier(deps.jwt, deps.keys, clock, caches.bus);
   const issuer = new AccessTokenIssuer(deps.jwt, clock, ids);
-  const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes ?? new DefaultSubjectScopeResolver());
+  const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes, deps.onBackgroundError);
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
   const auth = new ClientAuthenticator(clientRegistry);
   const refreshTokens = deps.signin?.refreshTokens;

@@ -14,6 +14,7 @@ export const OAUTH_ERROR_DESCRIPTIONS: Record<OAuthErrorCode, string> = {
   unsupported_token_type: "the token type is not supported",
   access_denied: "access denied",
   server_error: "internal error",
+  temporarily_unavailable: "the authorization server cannot answer right now; try again shortly",
 };
 
 /** The OAuthError for `code` with its one public description (status: 401 for invalid_client, else 400). */

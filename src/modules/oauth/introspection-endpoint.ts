@@ -25,17 +25,24 @@ export class IntrospectionEndpoint {
 
   /** Synchronous on the common path (see IntrospectionService.introspect); throws OAuthError. */
   introspect(req: IntrospectionRequest): IntrospectionResult | Promise<IntrospectionResult> {
-    const caller = req.basic ? this.authenticate(req.basic.id, req.basic.secret) : undefined;
+    if (!req.basic) throw oauthError("invalid_client");
+    const { id, secret } = req.basic;
+    const server = this.servers.get(id);
+    if (server instanceof Promise) return server.then((rs) => this.answer(req, this.authenticate(rs, id, secret)));
+    return this.answer(req, this.authenticate(server, id, secret));
+  }
+
+  private answer(req: IntrospectionRequest, caller: RegisteredServer | undefined): IntrospectionResult | Promise<IntrospectionResult> {
     if (!caller) throw oauthError("invalid_client");
     const token = required(req.params(), "token");
     return this.introspection.introspect(caller, token);
   }
 
-  /** Basic rs_id:introspection_secret against the in-memory registry (rotation and deletion apply at once). */
-  private authenticate(id: string, secret: string): RegisteredServer | undefined {
-    if (this.verified.check(id, secret, (rsId) => this.servers.get(rsId)?.secretHash)) return this.servers.get(id);
-    const rs = this.servers.authenticate(id, secret);
-    if (rs) this.verified.remember(id, secret, rs.secretHash);
-    return rs;
+  /** Basic rs_id:introspection_secret against the server entry (rotation and deletion apply at once). */
+  private authenticate(rs: RegisteredServer | null, id: string, secret: string): RegisteredServer | undefined {
+    if (rs && this.verified.check(id, secret, () => rs.secretHash)) return rs;
+    const ok = this.servers.verifySecret(rs, secret);
+    if (ok) this.verified.remember(id, secret, ok.secretHash);
+    return ok;
   }
 }

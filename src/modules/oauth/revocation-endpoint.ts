@@ -24,7 +24,7 @@ export class RevocationEndpoint {
   ) {}
 
   async revoke(input: ClientCredentialsInput): Promise<void> {
-    const { client } = this.auth.authenticate(input);
+    const { client } = await this.auth.authenticate(input);
     const token = required(input.params, "token");
     const hint = single(input.params, "token_type_hint");
     const ordered = [...this.revokers].sort((a, b) => Number(b.tokenType === hint) - Number(a.tokenType === hint));

@@ -22,7 +22,7 @@ export class TokenEndpoint {
   async exchange(input: ClientCredentialsInput): Promise<GrantResult> {
     const grant = this.grants.get(required(input.params, "grant_type"));
     if (!grant) throw oauthError("unsupported_grant_type");
-    const { client, method } = this.auth.authenticate(input);
+    const { client, method } = await this.auth.authenticate(input);
     if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client");
     const result = await grant.handle({ params: input.params, client, authMethod: method });
     this.lastUsed?.mark(client.id); // in memory; written in batches off the request path

@@ -3,7 +3,6 @@
 // resolver's snapshot; expiry needs no write (the resolver compares with the clock per call).
 import type { Prisma } from "../../generated/sqlite/client";
 import type { Db, DbOrTx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { badRequest, forbidden, notFound } from "../../shared/errors";
@@ -18,7 +17,6 @@ export type BindingSubject = { type: "group"; id: string } | { type: "user"; id:
 export class BindingService {
   constructor(
     private readonly db: Db,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -54,10 +52,8 @@ export class BindingService {
           createdBy: actor.userId,
         },
       });
-      await this.versions.bump(tx, "access");
       return created;
     });
-    await this.versions.notifyLocal("access");
     return toRoleBindingView(row);
   }
 
@@ -82,9 +78,7 @@ export class BindingService {
     await this.db.$transaction(async (tx) => {
       await this.find(tx, actor, id);
       await tx.roleBinding.delete({ where: { id } });
-      await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("access");
   }
 
   private async find(tx: DbOrTx, actor: Actor, id: string) {

@@ -2,7 +2,6 @@
 // grant, so every change of membership (and deleting a group with its bindings) reloads the
 // scope resolver's snapshot.
 import type { Db, DbOrTx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
@@ -17,7 +16,6 @@ const withUser = { user: { select: { email: true, username: true } } } as const;
 export class GroupService {
   constructor(
     private readonly db: Db,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -56,9 +54,7 @@ export class GroupService {
       await this.find(tx, actor, id);
       await tx.roleBinding.deleteMany({ where: { tenantId: actor.tenantId, subjectType: "group", subjectId: id } });
       await tx.group.delete({ where: { id } });
-      await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("access");
   }
 
   /** Idempotent: adding a present member returns the existing row with created=false. */
@@ -72,7 +68,6 @@ export class GroupService {
       const existing = await tx.groupMember.findUnique({ where: { groupId_userId: { groupId, userId } }, include: withUser });
       if (existing) return { member: existing, created: false };
       const member = await tx.groupMember.create({ data: { groupId, userId, tenantId: actor.tenantId, createdAt: this.clock.now() }, include: withUser });
-      await this.versions.bump(tx, "access");
       return { member, created: true };
     })
       .catch(async (e) => {
@@ -80,7 +75,6 @@ export class GroupService {
         if (!isUniqueViolation(e)) throw e;
         return { member: await this.db.groupMember.findUniqueOrThrow({ where: { groupId_userId: { groupId, userId } }, include: withUser }), created: false };
       });
-    if (result.created) await this.versions.notifyLocal("access");
     return { member: toGroupMemberView(result.member), created: result.created };
   }
 
@@ -90,9 +84,7 @@ export class GroupService {
       await this.find(tx, actor, groupId);
       const { count } = await tx.groupMember.deleteMany({ where: { groupId, userId } });
       if (count === 0) throw notFound("group member");
-      await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("access");
   }
 
   async listMembers(actor: Actor, groupId: string): Promise<{ items: GroupMemberView[]; count: number }> {

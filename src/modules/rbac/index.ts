@@ -1,7 +1,8 @@
 // RBAC: roles and their grants, groups, role bindings, effective access, and the one scope
 // resolver that introspection and access simulations use.
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+import type { CacheFactory } from "../../storage/cache-factory";
+import { createAccessCaches } from "./access-cache";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { BindingService } from "./binding-service";
@@ -11,7 +12,7 @@ import { RoleService } from "./role-service";
 import { ScopeResolver } from "./scope-resolver";
 
 export { ScopeResolver, type AccessSubject, type ScopeQuery, type SubjectQuery } from "./scope-resolver";
-export type { IndexedBinding } from "./access-snapshot";
+export type { IndexedBinding } from "./access-cache";
 export { RoleService } from "./role-service";
 export { GroupService } from "./group-service";
 export { BindingService, type BindingSubject } from "./binding-service";
@@ -24,19 +25,18 @@ export interface RbacServices {
   groups: GroupService;
   bindings: BindingService;
   effectiveAccess: EffectiveAccessService;
-  /** The hot-path scope resolver (in memory; reloaded on every "access" cache version change). */
+  /** The hot-path scope resolver (per-entry caches of access facts, loaded on a miss). */
   resolver: ScopeResolver;
 }
 
-/** Builds the RBAC services and loads the resolver's snapshot before the app serves anything. */
-export async function createRbac(deps: { db: Db; versions: CacheVersions; clock: Clock; ids: IdGenerator }): Promise<RbacServices> {
-  const { db, versions, clock, ids } = deps;
-  const resolver = new ScopeResolver(db, clock, versions);
-  await resolver.load();
+/** Builds the RBAC services; the resolver's caches fill on demand. */
+export function createRbac(deps: { db: Db; caches: CacheFactory; clock: Clock; ids: IdGenerator }): RbacServices {
+  const { db, clock, ids } = deps;
+  const resolver = new ScopeResolver(createAccessCaches(db, deps.caches), clock);
   return {
-    roles: new RoleService(db, versions, clock, ids),
-    groups: new GroupService(db, versions, clock, ids),
-    bindings: new BindingService(db, versions, clock, ids),
+    roles: new RoleService(db, clock, ids),
+    groups: new GroupService(db, clock, ids),
+    bindings: new BindingService(db, clock, ids),
     effectiveAccess: new EffectiveAccessService(db, clock),
     resolver,
   };

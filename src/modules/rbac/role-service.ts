@@ -2,7 +2,6 @@
 // A grant may only name a live server of this workspace and scopes that server defines
 // (Scope.key), so a role can never grant something the server does not know.
 import type { Db, DbOrTx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
@@ -16,7 +15,6 @@ const withGrants = { grants: { select: { resourceServerId: true, scopeKey: true 
 export class RoleService {
   constructor(
     private readonly db: Db,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -35,7 +33,7 @@ export class RoleService {
   async create(actor: Actor, input: RoleInput): Promise<RoleView> {
     assertCanWrite(actor);
     const now = this.clock.now();
-    // A new role is bound to nothing yet, so it cannot change any resolved scope: no cache bump.
+    // A new role is bound to nothing yet, so it cannot change any resolved scope.
     const role = await this.guardName(() =>
       this.db.$transaction(async (tx) => {
         await this.assertGrantsValid(tx, actor.tenantId, input.grants);
@@ -59,11 +57,9 @@ export class RoleService {
         await tx.role.update({ where: { id }, data: { name: input.name, description: input.description ?? null, updatedAt: this.clock.now() } });
         await tx.roleGrant.deleteMany({ where: { roleId: id } });
         await this.writeGrants(tx, actor.tenantId, id, input.grants);
-        await this.versions.bump(tx, "access");
         return tx.role.findUniqueOrThrow({ where: { id }, include: withGrants });
       }),
     );
-    await this.versions.notifyLocal("access");
     return toRoleView(role);
   }
 
@@ -87,9 +83,7 @@ export class RoleService {
         });
       }
       await tx.role.delete({ where: { id } });
-      await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("access");
   }
 
   /** The workspace's role, or 404 (another workspace's id looks unknown). */
@@ -124,5 +118,10 @@ export class RoleService {
       if (isUniqueViolation(e)) throw conflict("a role with this name already exists in the workspace");
       throw e;
     }
+  }
+
+  /** For the transaction that deletes a scope of a server: its grants go (wired as the catalog's scope-deletion hook). */
+  async removeDeletedScope(tx: DbOrTx, tenantId: string, resourceServerId: string, scopeKey: string): Promise<void> {
+    await tx.roleGrant.deleteMany({ where: { tenantId, resourceServerId, scopeKey } });
   }
 }

@@ -10,21 +10,18 @@
 //   whose end-user state is suspended holds nothing, and isActive() is false.
 // - A machine client holds its allowed scopes plus what its service-account bindings grant.
 //
-// Hot path: answers from an in-memory snapshot (no database query per call, notes/performance.md).
-// Every write that can change an answer bumps the "access" cache version in its transaction and
-// calls notifyLocal("access") after commit, which reloads the snapshot here before the write's
-// caller gets its response; other instances reload on their next CacheVersions poll. Expiry is
-// evaluated at call time with the injected clock, so an expiring binding needs no write at all.
-import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+// Hot path: the facts come from per-entry caches (access-cache.ts). When every entry a question
+// needs is cached, the answer is computed synchronously with no database query; otherwise the
+// missing entries are loaded (each level in parallel: member, then bindings, then roles) and the
+// same computation runs again. One computation, two drivers: `resolve` below.
 import type { Clock } from "../../shared/clock";
-import { coalescedReload } from "../../shared/coalesced-reload";
-import { EMPTY_SNAPSHOT, loadAccessSnapshot, memberKey, subjectKey, type AccessSnapshot, type IndexedBinding } from "./access-snapshot";
+import type { EntryCache } from "../../shared/entry-cache";
+import { bindingsKey, memberKey, type AccessCaches, type IndexedBinding } from "./access-cache";
 
 export type AccessSubject =
   | { type: "user"; id: string }
-  /** clientId is the OAuth client_id (the token's client_id claim); allowedScopes come from the client record. */
-  | { type: "client"; clientId: string; allowedScopes: readonly string[] | ReadonlySet<string> };
+  /** clientId is the OAuth client_id; internalId names its service-account bindings; allowedScopes come from the client record. */
+  | { type: "client"; clientId: string; internalId: string; allowedScopes: readonly string[] | ReadonlySet<string> };
 
 export interface SubjectQuery {
   tenantId: string;
@@ -36,127 +33,208 @@ export interface ScopeQuery extends SubjectQuery {
 }
 
 const NOTHING: ReadonlySet<string> = new Set();
+const MISSING = Symbol("missing");
+type Missing = typeof MISSING;
+
+/** Reads an entry for a computation: its value, or undefined after noting the miss. */
+type Look = <V>(cache: EntryCache<V>, key: string) => V | null | undefined;
+
+interface Miss {
+  cache: EntryCache<unknown>;
+  key: string;
+}
+
+/** A user's or client's facts for one workspace, as far as they were cached. */
+interface SubjectFacts {
+  active: boolean;
+  bindings: IndexedBinding[];
+}
 
 export class ScopeResolver {
-  private snapshot: AccessSnapshot = EMPTY_SNAPSHOT;
-
   constructor(
-    private readonly db: Db,
+    private readonly caches: AccessCaches,
     private readonly clock: Clock,
-    versions: CacheVersions,
-  ) {
-    versions.on("access", () => this.load());
-  }
-
-  /**
-   * (Re)builds the snapshot from the database. Called at start and by the "access" cache version.
-   * Coalesced (shared/coalesced-reload.ts): a writer that awaits it sees its own commit, and a
-   * burst of writes costs at most two loads.
-   */
-  readonly load = coalescedReload(async () => {
-    this.snapshot = await loadAccessSnapshot(this.db);
-  });
-
-  /**
-   * Whether the subject may hold anything in the workspace now. For a user: an active membership
-   * and an end-user state that is not suspended. A client's own status (approved/revoked) belongs
-   * to the clients module, so a client is active here.
-   */
-  isActive(q: SubjectQuery): boolean {
-    if (q.subject.type === "client") return true;
-    const key = memberKey(q.tenantId, q.subject.id);
-    return this.snapshot.activeMembers.has(key) && !this.snapshot.suspendedEndUsers.has(key);
-  }
-
-  /** Every scope the subject may hold now on the server (empty for an inactive user). */
-  scopesFor(q: ScopeQuery): ReadonlySet<string> {
-    const { subject } = q;
-    if (subject.type === "client") {
-      const granted = this.grantedBy(this.bindingsOfClient(q.tenantId, subject.clientId), q.tenantId, q.resourceServerId);
-      // Most clients have no service-account binding: hand back their own set without copying it.
-      if (granted.size === 0) return subject.allowedScopes instanceof Set ? subject.allowedScopes : new Set(subject.allowedScopes);
-      for (const s of subject.allowedScopes) granted.add(s);
-      return granted;
-    }
-    if (!this.isActive(q)) return NOTHING;
-    return this.grantedBy(this.bindingsOfUser(q.tenantId, subject.id), q.tenantId, q.resourceServerId);
-  }
-
-  /**
-   * Introspection's question: which of the token's scopes does the subject still hold? Keeps the
-   * token's order; an inactive user keeps none.
-   */
-  narrow(q: ScopeQuery, tokenScopes: readonly string[]): string[] {
-    const held = this.scopesFor(q);
-    return tokenScopes.filter((s) => held.has(s));
-  }
+  ) {}
 
   /**
    * Introspection's seam (the tokens module's SubjectScopeSource, matched structurally so rbac does
    * not depend on tokens): what the token's subject may hold now on the calling server, or null
    * when a user may hold nothing at all (the token is then inactive). A user token is also bounded
    * by its client's current allowed scopes (what consent could grant through that client today),
-   * so narrowing a client narrows its users' tokens too.
+   * so narrowing a client narrows its users' tokens too. Synchronous when every fact is cached.
    */
   allowedScopes(
     token: { sub: string; tenant_id: string; sub_type?: string },
-    client: { clientId: string; allowedScopeSet: ReadonlySet<string> },
+    client: { id: string; clientId: string; allowedScopeSet: ReadonlySet<string> },
     server: { id: string },
-  ): ReadonlySet<string> | null {
+  ): ReadonlySet<string> | null | Promise<ReadonlySet<string> | null> {
     const kind = token.sub_type ?? "client";
     if (kind !== "user" && kind !== "client") return null; // an unknown subject type holds nothing
     const subject: AccessSubject =
-      kind === "user" ? { type: "user", id: token.sub } : { type: "client", clientId: client.clientId, allowedScopes: client.allowedScopeSet };
+      kind === "user"
+        ? { type: "user", id: token.sub }
+        : { type: "client", clientId: client.clientId, internalId: client.id, allowedScopes: client.allowedScopeSet };
     const q = { tenantId: token.tenant_id, resourceServerId: server.id, subject };
-    if (!this.isActive(q)) return null;
-    const held = this.scopesFor(q);
-    if (subject.type === "client") return held;
-    const out = new Set<string>();
-    for (const s of held) if (client.allowedScopeSet.has(s)) out.add(s);
-    return out;
+    return this.resolve((look) => {
+      const facts = this.facts(q, look);
+      if (facts === MISSING) return MISSING;
+      if (!facts.active) return null;
+      const held = this.granted(facts.bindings, q, look);
+      if (held === MISSING) return MISSING;
+      if (subject.type === "client") return withAllowed(held, subject.allowedScopes);
+      const out = new Set<string>();
+      for (const s of held) if (client.allowedScopeSet.has(s)) out.add(s);
+      return out;
+    });
+  }
+
+  /**
+   * Whether the subject may hold anything in the workspace now. For a user: an active membership
+   * and an end-user state that is not suspended. A client's own status (approved/revoked) belongs
+   * to the clients module, so a client is active here.
+   */
+  async isActive(q: SubjectQuery): Promise<boolean> {
+    if (q.subject.type === "client") return true;
+    const userId = q.subject.id;
+    return this.resolve((look) => {
+      const m = look(this.caches.members, memberKey(q.tenantId, userId));
+      return m === undefined ? MISSING : !!m?.active;
+    });
+  }
+
+  /** Every scope the subject may hold now on the server (empty for an inactive user). */
+  async scopesFor(q: ScopeQuery): Promise<ReadonlySet<string>> {
+    return this.resolve((look) => {
+      const facts = this.facts(q, look);
+      if (facts === MISSING) return MISSING;
+      if (!facts.active) return NOTHING;
+      const held = this.granted(facts.bindings, q, look);
+      if (held === MISSING) return MISSING;
+      return q.subject.type === "client" ? withAllowed(held, q.subject.allowedScopes) : held;
+    });
+  }
+
+  /** Which of the token's scopes does the subject still hold? Keeps the token's order. */
+  async narrow(q: ScopeQuery, tokenScopes: readonly string[]): Promise<string[]> {
+    const held = await this.scopesFor(q);
+    return tokenScopes.filter((s) => held.has(s));
   }
 
   /**
    * The bindings that count now for the subject on the server (for simulations' decision traces).
    * Status is not applied here: ask isActive() for that.
    */
-  effectiveBindings(q: ScopeQuery): IndexedBinding[] {
-    const all = q.subject.type === "user" ? this.bindingsOfUser(q.tenantId, q.subject.id) : this.bindingsOfClient(q.tenantId, q.subject.clientId);
+  async effectiveBindings(q: ScopeQuery): Promise<IndexedBinding[]> {
     const now = this.clock.now().getTime();
-    return all.filter((b) => appliesNow(b, q.tenantId, q.resourceServerId, now));
+    return this.resolve((look) => {
+      const all = this.bindingsOf(q, look);
+      return all === MISSING ? MISSING : all.filter((b) => appliesNow(b, q.tenantId, q.resourceServerId, now));
+    });
   }
 
-  /** The role ids' grants on one server, as the snapshot holds them. */
-  roleScopes(roleId: string, resourceServerId: string): readonly string[] {
-    return this.snapshot.grants.get(roleId)?.get(resourceServerId) ?? [];
+  /** The role's grants on one server. */
+  async roleScopes(roleId: string, resourceServerId: string): Promise<readonly string[]> {
+    const grants = await this.caches.roles.get(roleId);
+    return grants?.get(resourceServerId) ?? [];
   }
 
-  private bindingsOfUser(tenantId: string, userId: string): IndexedBinding[] {
-    const s = this.snapshot;
-    const out: IndexedBinding[] = [...(s.bindingsOf.get(subjectKey("user", userId)) ?? [])];
-    for (const groupId of s.groupsOf.get(memberKey(tenantId, userId)) ?? []) {
-      const groupBindings = s.bindingsOf.get(subjectKey("group", groupId));
-      if (groupBindings) out.push(...groupBindings);
+  /**
+   * Runs `compute` against the caches: synchronously when nothing is missing; otherwise loads what
+   * it reported missing and runs it again (a question needs at most three levels of entries).
+   */
+  private resolve<T>(compute: (look: Look) => T | Missing): T | Promise<T> {
+    const misses: Miss[] = [];
+    const result = compute(peekInto(misses));
+    return result !== MISSING ? result : this.resolveAsync(compute, misses);
+  }
+
+  private async resolveAsync<T>(compute: (look: Look) => T | Missing, firstMisses: Miss[]): Promise<T> {
+    // Loaded values answer this computation even if an invalidation keeps them out of the cache.
+    const loaded = new Map<EntryCache<unknown>, Map<string, unknown>>();
+    let misses = firstMisses;
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        misses.map(async ({ cache, key }) => {
+          const value = await cache.load(key);
+          if (!loaded.has(cache)) loaded.set(cache, new Map());
+          loaded.get(cache)!.set(key, value);
+        }),
+      );
+      misses = [];
+      const result = compute(overlayInto(loaded, misses));
+      if (result !== MISSING) return result;
     }
-    return out;
+    throw new Error("access facts could not be loaded"); // unreachable: each round resolves one level
   }
 
-  private bindingsOfClient(tenantId: string, clientId: string): readonly IndexedBinding[] {
-    const internalId = this.snapshot.serviceAccountOf.get(memberKey(tenantId, clientId));
-    return internalId ? (this.snapshot.bindingsOf.get(subjectKey("service_account", internalId)) ?? []) : [];
+  /** Whether the subject is active and its bindings (direct and through groups) in the workspace. */
+  private facts(q: SubjectQuery, look: Look): SubjectFacts | Missing {
+    if (q.subject.type === "user") {
+      const m = look(this.caches.members, memberKey(q.tenantId, q.subject.id));
+      if (m === undefined) return MISSING;
+      if (!m?.active) return { active: false, bindings: [] };
+    }
+    const bindings = this.bindingsOf(q, look);
+    return bindings === MISSING ? MISSING : { active: true, bindings };
   }
 
-  private grantedBy(bindings: readonly IndexedBinding[], tenantId: string, resourceServerId: string): Set<string> {
+  private bindingsOf(q: SubjectQuery, look: Look): IndexedBinding[] | Missing {
+    const { tenantId, subject } = q;
+    if (subject.type === "client") {
+      const own = look(this.caches.bindings, bindingsKey(tenantId, "service_account", subject.internalId));
+      return own === undefined ? MISSING : [...(own ?? [])];
+    }
+    const m = look(this.caches.members, memberKey(tenantId, subject.id));
+    const direct = look(this.caches.bindings, bindingsKey(tenantId, "user", subject.id));
+    if (m === undefined) return MISSING;
+    let missing = direct === undefined;
+    const out: IndexedBinding[] = [...(direct ?? [])];
+    for (const groupId of m?.groupIds ?? []) {
+      const g = look(this.caches.bindings, bindingsKey(tenantId, "group", groupId));
+      if (g === undefined) missing = true;
+      else if (g) out.push(...g);
+    }
+    return missing ? MISSING : out;
+  }
+
+  private granted(bindings: readonly IndexedBinding[], q: ScopeQuery, look: Look): Set<string> | Missing {
     const out = new Set<string>();
     if (bindings.length === 0) return out;
     const now = this.clock.now().getTime();
+    let missing = false;
     for (const b of bindings) {
-      // Users are installation-wide: their direct bindings in other workspaces must not count here.
-      if (!appliesNow(b, tenantId, resourceServerId, now)) continue;
-      for (const scope of this.snapshot.grants.get(b.roleId)?.get(resourceServerId) ?? []) out.add(scope);
+      if (!appliesNow(b, q.tenantId, q.resourceServerId, now)) continue;
+      const grants = look(this.caches.roles, b.roleId);
+      if (grants === undefined) missing = true;
+      else for (const scope of grants?.get(q.resourceServerId) ?? []) out.add(scope);
     }
-    return out;
+    return missing ? MISSING : out;
   }
+}
+
+function peekInto(misses: Miss[]): Look {
+  return (cache, key) => {
+    const v = cache.peek(key);
+    if (v === undefined) misses.push({ cache: cache as EntryCache<unknown>, key });
+    return v;
+  };
+}
+
+function overlayInto(loaded: Map<EntryCache<unknown>, Map<string, unknown>>, misses: Miss[]): Look {
+  return <V>(cache: EntryCache<V>, key: string) => {
+    const own = loaded.get(cache as EntryCache<unknown>);
+    if (own?.has(key)) return own.get(key) as V | null;
+    const v = cache.peek(key);
+    if (v === undefined) misses.push({ cache: cache as EntryCache<unknown>, key });
+    return v;
+  };
+}
+
+/** A client's own allowed scopes plus what its bindings grant (without copying when nothing is granted). */
+function withAllowed(granted: Set<string>, allowed: readonly string[] | ReadonlySet<string>): ReadonlySet<string> {
+  if (granted.size === 0) return allowed instanceof Set ? allowed : new Set(allowed);
+  for (const s of allowed) granted.add(s);
+  return granted;
 }
 
 /** A binding counts when it is of this workspace, not expired (expires_at <= now is expired), and covers the server. */

@@ -1,6 +1,5 @@
 export { ResourceServerService, type RotatedSecret, type RotationHook } from "./resource-server-service";
 export { ResourceServerRegistry, type RegisteredServer } from "./registry";
-export { joinResourceUrl, canonicalResource } from "./resource-url";
 export {
   createResourceServerSchema,
   updateResourceServerSchema,

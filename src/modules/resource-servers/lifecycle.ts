@@ -1,7 +1,7 @@
 // Builds the lifecycle services of the resource-servers module around the registration service
 // the composition root already has, so src/app.ts adds one field and two routers.
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+import type { CacheFactory } from "../../storage/cache-factory";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import type { Logger } from "../../shared/logger";
@@ -17,11 +17,10 @@ import { RuntimeService } from "./policy/runtime-service";
 import { SetupService } from "./setup/setup-service";
 import { ScanService, type ScanLimits } from "./scan/scan-service";
 import { scanMcpServer, type Scanner } from "./scan/mcp-scanner";
-import { RedirectApprovalService } from "./clients/redirect-approval";
 
 export interface LifecycleDeps {
   db: Db;
-  versions: CacheVersions;
+  caches: CacheFactory;
   clock: Clock;
   ids: IdGenerator;
   logger: Logger;
@@ -41,13 +40,12 @@ export interface ResourceServerLifecycle {
   drift: DriftService;
   runtime: RuntimeService;
   policies: PolicyCache;
-  redirects: RedirectApprovalService;
 }
 
 export async function createLifecycle(d: LifecycleDeps): Promise<ResourceServerLifecycle> {
-  const recorder = new DriftRecorder(d.versions, d.ids);
-  const policies = new PolicyCache(d.db, d.versions);
-  const scans = new ScanService(d.db, d.servers, d.versions, d.clock, d.ids, d.logger, d.scan, d.scanner ?? scanMcpServer);
+  const recorder = new DriftRecorder(d.ids);
+  const policies = new PolicyCache(d.db, d.caches);
+  const scans = new ScanService(d.db, d.servers, d.clock, d.ids, d.logger, d.scan, d.scanner ?? scanMcpServer);
 
   // secret_rotated is written by the rotation's own transaction, through the hook it offers.
   d.servers.onSecretRotated(async (tx, actor, server, rotatedAt) => {
@@ -56,16 +54,14 @@ export async function createLifecycle(d: LifecycleDeps): Promise<ResourceServerL
 
   const released = await scans.releaseAbandonedScans();
   if (released > 0) d.logger.warn({ released }, "released scans abandoned by a stopped process");
-  await policies.reload();
 
   return {
     scans,
-    catalog: new CatalogService(d.db, d.servers, d.versions, recorder, d.clock, d.ids),
-    setup: new SetupService(d.db, d.servers, d.versions, d.registry, policies, d.jwt, d.clock, d.ids),
-    accessPolicy: new AccessPolicyService(d.db, d.servers, d.versions, recorder, d.clock),
-    drift: new DriftService(d.db, d.servers, d.versions, d.clock),
+    catalog: new CatalogService(d.db, d.servers, recorder, d.clock, d.ids),
+    setup: new SetupService(d.db, d.servers, d.registry, policies, d.jwt, d.clock, d.ids),
+    accessPolicy: new AccessPolicyService(d.db, d.servers, recorder, d.clock),
+    drift: new DriftService(d.db, d.servers, d.clock),
     runtime: new RuntimeService(d.db, d.servers, policies, d.clock, d.ids),
     policies,
-    redirects: new RedirectApprovalService(d.db, d.servers, d.versions, d.clock),
   };
 }

@@ -1,12 +1,17 @@
-// In-memory view of every live (not deleted) resource server, for the hot paths: the token
-// endpoint resolves `resource` to a server, and introspection/runtime endpoints authenticate
-// `rs_id:introspection_secret` without a database query (notes/performance.md). Reloaded by the
-// write that changes a server (in-process at once, other instances through CacheVersions).
+// Live (not deleted) resource servers, per entry, for the hot paths: the token endpoint resolves
+// `resource` to a server, and introspection/runtime endpoints authenticate
+// `rs_id:introspection_secret` without a database query on a hit
+// (docs/decisions/0001-per-entry-caches.md). Two caches:
+//   server    "<id>"                      -> the server, or null (unknown or deleted)
+//   resource  "<tenant>:<canonical url>"  -> the id of the workspace's live server with that resource_url
+// Any write to a server's row drops both of its entries (storage/change-tracking.ts). A server's
+// resource_url can change (PATCH public_base_url), and the entry under its OLD url is not named by
+// that write, so a resource hit is re-validated against the server entry before it is trusted.
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+import type { CacheFactory } from "../../storage/cache-factory";
+import type { EntryCache } from "../../shared/entry-cache";
 import { verifySecret } from "../../shared/crypto";
-import { coalescedReload } from "../../shared/coalesced-reload";
-import { canonicalResource } from "./resource-url";
+import { canonicalResource } from "../../shared/resource-url";
 
 export interface RegisteredServer {
   id: string;
@@ -17,46 +22,40 @@ export interface RegisteredServer {
   registrationModes: string[];
 }
 
+type MaybePromise<T> = T | Promise<T>;
+
 export class ResourceServerRegistry {
-  private byId = new Map<string, RegisteredServer>();
-  private byResource = new Map<string, RegisteredServer[]>();
+  private readonly byId: EntryCache<RegisteredServer>;
+  private readonly byResource: EntryCache<string>;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly pepper: Buffer,
-    versions: CacheVersions,
+    caches: CacheFactory,
   ) {
-    versions.on("resource_servers", () => this.load());
-  }
-
-  /** Reloads every live server (coalesced: see shared/coalesced-reload.ts). */
-  readonly load = coalescedReload(() => this.loadNow());
-
-  private async loadNow(): Promise<void> {
-    const rows = await this.db.resourceServer.findMany({
-      where: { deletedAt: null },
-      select: { id: true, tenantId: true, resourceUrl: true, introspectionSecretHash: true, state: true, registrationModes: true },
+    this.byId = caches.create<RegisteredServer>("server", async (id) => {
+      const r = await db.resourceServer.findUnique({
+        where: { id },
+        select: { id: true, tenantId: true, resourceUrl: true, introspectionSecretHash: true, state: true, registrationModes: true, deletedAt: true },
+      });
+      if (!r || r.deletedAt) return null;
+      return { id: r.id, tenantId: r.tenantId, resourceUrl: r.resourceUrl, secretHash: r.introspectionSecretHash, state: r.state, registrationModes: r.registrationModes as string[] };
     });
-    const byId = new Map<string, RegisteredServer>();
-    const byResource = new Map<string, RegisteredServer[]>();
-    for (const r of rows) {
-      const entry: RegisteredServer = {
-        id: r.id,
-        tenantId: r.tenantId,
-        resourceUrl: r.resourceUrl,
-        secretHash: r.introspectionSecretHash,
-        state: r.state,
-        registrationModes: r.registrationModes as string[],
-      };
-      byId.set(r.id, entry);
-      const key = canonicalResource(r.resourceUrl) ?? r.resourceUrl;
-      byResource.set(key, [...(byResource.get(key) ?? []), entry]);
-    }
-    this.byId = byId;
-    this.byResource = byResource;
+    this.byResource = caches.create<string>("resource", async (key) => {
+      const at = key.indexOf(":");
+      const tenantId = key.slice(0, at);
+      const canonical = key.slice(at + 1);
+      // resource_url is stored as joined (no trailing slash but for an empty path): ask for both spellings.
+      const rows = await db.resourceServer.findMany({
+        where: { tenantId, deletedAt: null, resourceUrl: { in: [canonical, `${canonical}/`] } },
+        select: { id: true, resourceUrl: true },
+      });
+      return rows.find((r) => canonicalResource(r.resourceUrl) === canonical)?.id ?? null;
+    });
   }
 
-  get(id: string): RegisteredServer | undefined {
+  /** The live server (null when unknown or deleted); synchronous on a hit. */
+  get(id: string): MaybePromise<RegisteredServer | null> {
     return this.byId.get(id);
   }
 
@@ -64,18 +63,23 @@ export class ResourceServerRegistry {
    * The workspace's live server whose resource_url is `resource` (`X` and `X/` match alike).
    * resource_url is unique per workspace; two workspaces may protect the same URL.
    */
-  findByResource(tenantId: string, resource: string): RegisteredServer | undefined {
-    const key = canonicalResource(resource);
-    return key ? this.byResource.get(key)?.find((s) => s.tenantId === tenantId) : undefined;
+  async findByResource(tenantId: string, resource: string): Promise<RegisteredServer | null> {
+    const canonical = canonicalResource(resource);
+    if (!canonical) return null;
+    const key = `${tenantId}:${canonical}`;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const id = await this.byResource.get(key);
+      if (!id) return null;
+      const server = await this.byId.get(id);
+      if (server && server.tenantId === tenantId && canonicalResource(server.resourceUrl) === canonical) return server;
+      this.byResource.invalidate(key); // the server moved to another URL or was deleted: look again
+    }
+    return null;
   }
 
   /** Basic `rs_id:introspection_secret` check, constant time; undefined when it fails. */
-  authenticate(rsId: string, secret: string): RegisteredServer | undefined {
-    const rs = this.byId.get(rsId);
-    if (!rs) {
-      verifySecret(this.pepper, secret, "x".repeat(43)); // same work for unknown ids
-      return undefined;
-    }
-    return verifySecret(this.pepper, secret, rs.secretHash) ? rs : undefined;
+  verifySecret(rs: RegisteredServer | null, secret: string): RegisteredServer | undefined {
+    const ok = verifySecret(this.pepper, secret, rs?.secretHash ?? "x".repeat(43)); // same work for unknown ids
+    return ok && rs ? rs : undefined;
   }
 }

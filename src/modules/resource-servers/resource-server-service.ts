@@ -1,14 +1,13 @@
 // Registration, reading, update, soft delete and secret rotation of resource servers. Every query
 // is scoped by the actor's workspace: another workspace's id is indistinguishable from an unknown one.
 import type { Db, DbOrTx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { hashSecret } from "../../shared/crypto";
 import { conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { ResourceServerRegistry } from "./registry";
-import { canonicalResource, joinResourceUrl } from "./resource-url";
+import { canonicalResource, joinResourceUrl } from "../../shared/resource-url";
 import type { CreateResourceServerInput, UpdateResourceServerInput } from "./schemas";
 import { endpointsFor, toResourceServerView, type ResourceServerView } from "./views";
 
@@ -30,7 +29,6 @@ export class ResourceServerService {
   constructor(
     private readonly db: Db,
     private readonly registry: ResourceServerRegistry,
-    private readonly versions: CacheVersions,
     private readonly pepper: Buffer,
     private readonly publicUrl: string,
     private readonly clock: Clock,
@@ -58,7 +56,6 @@ export class ResourceServerService {
 
   /** Reloads the in-memory registry after a committed change. */
   private async changed(): Promise<void> {
-    await this.versions.notifyLocal("resource_servers");
   }
 
   async create(actor: Actor, input: CreateResourceServerInput) {
@@ -91,7 +88,6 @@ export class ResourceServerService {
           data: input.scopes_supported.map((key) => ({ id: this.ids.uuid(), tenantId: actor.tenantId, resourceServerId: created.id, key, name: key, createdAt: now })),
         });
       }
-      await this.versions.bump(tx, "resource_servers");
       return created;
     });
     await this.changed();
@@ -136,7 +132,6 @@ export class ResourceServerService {
           updatedAt: this.clock.now(),
         },
       });
-      await this.versions.bump(tx, "resource_servers");
       return updated;
     });
     await this.changed();
@@ -149,7 +144,6 @@ export class ResourceServerService {
     await this.db.$transaction(async (tx) => {
       await this.findLive(tx, actor, id);
       await tx.resourceServer.update({ where: { id }, data: { deletedAt: this.clock.now() } });
-      await this.versions.bump(tx, "resource_servers");
     });
     await this.changed();
   }
@@ -163,7 +157,6 @@ export class ResourceServerService {
       const rs = await this.findLive(tx, actor, id);
       await tx.resourceServer.update({ where: { id }, data: { introspectionSecretHash: hashSecret(this.pepper, secret), updatedAt: rotatedAt } });
       for (const hook of this.rotationHooks) await hook(tx, actor, rs, rotatedAt);
-      await this.versions.bump(tx, "resource_servers");
     });
     await this.changed();
     return { id, introspection_secret: secret, rotated_at: rotatedAt.toISOString() };

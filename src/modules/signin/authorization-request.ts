@@ -61,8 +61,8 @@ export type AuthorizeOutcome =
 export interface AuthorizePorts {
   findClient(clientId: string): Promise<SignInClient | null>;
   /** The client's workspace's live server for `resource` (X and X/ alike), or by id. */
-  serverByResource(tenantId: string, resource: string): SignInServer | undefined;
-  serverById(id: string): SignInServer | undefined;
+  serverByResource(tenantId: string, resource: string): Promise<SignInServer | null>;
+  serverById(id: string): SignInServer | null | Promise<SignInServer | null>;
 }
 
 const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
@@ -85,14 +85,14 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
   if (q.code_challenge_method !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
 
   // RFC 8707: the resource names the server the token is for; default the client's own server.
-  let server: SignInServer | undefined;
+  let server: SignInServer | null;
   if (q.resource !== undefined) {
-    server = ports.serverByResource(client.tenantId, q.resource);
+    server = await ports.serverByResource(client.tenantId, q.resource);
     if (!server || (client.resourceServerId !== null && server.id !== client.resourceServerId)) {
       return fail("invalid_target", "the requested resource is not available to this client");
     }
   } else {
-    server = client.resourceServerId ? ports.serverById(client.resourceServerId) : undefined;
+    server = client.resourceServerId ? await ports.serverById(client.resourceServerId) : null;
     if (!server) return fail("invalid_target", "the requested resource is not available to this client");
   }
 

@@ -2,7 +2,6 @@
 // module importing them: clients (lookup), resource servers (registry), tenancy (passwords) and
 // the one scope resolver (rbac).
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { AuthorizationCodes } from "./authorization-codes";
@@ -13,7 +12,6 @@ import { TicketSealer } from "./tickets";
 
 export interface SignInDeps {
   db: Db;
-  versions: CacheVersions;
   clock: Clock;
   ids: IdGenerator;
   /** Key for the page tickets' MAC (derived from the master key). */
@@ -32,7 +30,7 @@ export interface SignInServices {
 export function createSignIn(deps: SignInDeps): SignInServices {
   const codes = new AuthorizationCodes(deps.db, deps.clock, deps.ids);
   const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids);
-  const firstTimeGrant = new FirstTimeGrant(deps.db, deps.versions, deps.clock, deps.ids);
+  const firstTimeGrant = new FirstTimeGrant(deps.db, deps.clock, deps.ids);
   const tickets = new TicketSealer(deps.ticketKey, () => deps.clock.now());
   const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer, deps.ids);
   return { service, codes, refreshTokens, firstTimeGrant };

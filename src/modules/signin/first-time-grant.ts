@@ -4,7 +4,6 @@
 // (recorded in ServerSignIn, in the same transaction); later policy changes leave existing
 // bindings untouched, and users who sign in after a change get the role in force then.
 import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { isUniqueViolation } from "../../storage";
@@ -12,7 +11,6 @@ import { isUniqueViolation } from "../../storage";
 export class FirstTimeGrant {
   constructor(
     private readonly db: Db,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -42,13 +40,11 @@ export class FirstTimeGrant {
           },
         });
         bindingId = binding.id;
-        await this.versions.bump(tx, "access");
       });
     } catch (e) {
       // A concurrent first sign-in of the same user won the race: nothing more to do.
       if (!isUniqueViolation(e)) throw e;
     }
-    if (bindingId) await this.versions.notifyLocal("access");
     return bindingId;
   }
 }

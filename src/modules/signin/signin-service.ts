@@ -24,9 +24,9 @@ export interface SignInPorts extends AuthorizePorts {
   /** Password check; null when the email/password pair is wrong (no hint which). */
   verifyUser(email: string, password: string): Promise<{ id: string; email: string } | null>;
   /** Whether the user may hold anything in the workspace now (active member, not suspended). */
-  isActive(tenantId: string, userId: string): boolean;
+  isActive(tenantId: string, userId: string): Promise<boolean>;
   /** The scopes the user holds now on the server (the one scope resolver). */
-  scopesFor(tenantId: string, resourceServerId: string, userId: string): ReadonlySet<string>;
+  scopesFor(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string>>;
 }
 
 /** What the HTTP adapter does next. */
@@ -100,7 +100,7 @@ export class SignInService {
     if (!t) return { kind: "page", status: 400, html: errorPage("This sign-in page has expired. Start again from the application.") };
     const user = await this.ports.verifyUser(email, password);
     if (!user) return this.loginStep(t.r, { clientName: t.n }, "Invalid email or password.", email);
-    if (!this.ports.isActive(t.r.tenantId, user.id)) {
+    if (!(await this.ports.isActive(t.r.tenantId, user.id))) {
       return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
     }
     const consent = this.tickets.seal("consent", { ...t, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
@@ -117,10 +117,10 @@ export class SignInService {
     if (!t || typeof t.j !== "string") return { kind: "page", status: 400, html: errorPage("This consent page has expired. Start again from the application.") };
     if (decision !== "allow") return this.errorRedirect(t.r, "access_denied", "the user denied the request");
     // Re-check: the user may have been suspended while the consent page was open.
-    if (!this.ports.isActive(t.r.tenantId, t.u)) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
+    if (!(await this.ports.isActive(t.r.tenantId, t.u))) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
     await this.firstTimeGrant.onSignIn(t.r.tenantId, t.r.resourceServerId, t.u);
     // The code carries the requested scopes the user holds now; introspection re-resolves later.
-    const held = this.ports.scopesFor(t.r.tenantId, t.r.resourceServerId, t.u);
+    const held = await this.ports.scopesFor(t.r.tenantId, t.r.resourceServerId, t.u);
     const scope = t.r.scopes.filter((s) => held.has(s)).join(" ");
     const code = await this.codes.issue(
       {

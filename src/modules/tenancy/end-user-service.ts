@@ -4,7 +4,6 @@
 // reloads the scope resolver's snapshot.
 import type { Prisma } from "../../generated/sqlite/client";
 import type { Db, DbOrTx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { conflict, notFound } from "../../shared/errors";
@@ -23,7 +22,6 @@ interface StateChange {
 export class EndUserService {
   constructor(
     private readonly db: Db,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly dbKind: "sqlite" | "postgresql",
@@ -87,7 +85,7 @@ export class EndUserService {
     assertSameTenant(actor, tenantId);
     assertCanWrite(actor);
     const now = this.clock.now();
-    const { view, statusChanged } = await this.db.$transaction(async (tx) => {
+    return this.db.$transaction(async (tx) => {
       const { user, state } = await this.find(tx, tenantId, userId);
       const change = decide(state);
       const before = state?.status ?? "active";
@@ -107,11 +105,8 @@ export class EndUserService {
         create: { id: this.ids.uuid(), tenantId, userId, createdAt: now, ...data },
         update: data,
       });
-      if (status !== before) await this.versions.bump(tx, "access");
-      return { view: toEndUserView(tenantId, user, row), statusChanged: status !== before };
+      return toEndUserView(tenantId, user, row);
     });
-    if (statusChanged) await this.versions.notifyLocal("access");
-    return view;
   }
 
   /** The member and their stored state (null when none); 404 when the user is not a member here. */

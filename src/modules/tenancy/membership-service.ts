@@ -8,7 +8,6 @@
 // - The last active owner can be neither demoted, made non-active, nor removed (409): a workspace
 //   without an owner could never be administered again.
 import type { Db, DbOrTx, Tx } from "../../storage";
-import type { CacheVersions } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
@@ -22,7 +21,6 @@ const withUser = { user: { select: { email: true, username: true } } } as const;
 export class MembershipService {
   constructor(
     private readonly db: Db,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly dbKind: "sqlite" | "postgresql",
@@ -73,10 +71,8 @@ export class MembershipService {
           },
           include: withUser,
         });
-        await this.versions.bump(tx, "access");
         return created;
       });
-      await this.versions.notifyLocal("access");
       return { membership: toMemberView(row), created: true };
     } catch (e) {
       // A concurrent create of the same membership won the race: answer as for an existing one.
@@ -104,10 +100,8 @@ export class MembershipService {
         data: { membershipType: type, status, externalId: patch.external_id, suspendedAt, updatedAt: this.clock.now() },
         include: withUser,
       });
-      await this.versions.bump(tx, "access");
       return updated;
     });
-    await this.versions.notifyLocal("access");
     return toMemberView(row);
   }
 
@@ -130,9 +124,7 @@ export class MembershipService {
       await tx.roleBinding.deleteMany({ where: { tenantId, subjectType: "user", subjectId: userId } });
       await tx.endUserState.deleteMany({ where: { tenantId, userId } });
       await tx.membership.delete({ where: { id: current.id } });
-      await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("access");
   }
 
   private async find(tx: DbOrTx, tenantId: string, userId: string) {

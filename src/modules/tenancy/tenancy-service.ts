@@ -1,6 +1,6 @@
 // Workspaces, installation users and the admin session: bootstrap, login, actor resolution.
 import { z } from "zod";
-import type { CacheVersions, Db } from "../../storage";
+import type { Db } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
@@ -32,7 +32,6 @@ export class TenancyService {
     private readonly jwt: JwtService,
     private readonly clock: Clock,
     /** Memberships decide what the scope resolver grants: a new one must reload its snapshot. */
-    private readonly versions: CacheVersions,
   ) {
     this.throttle = new LoginThrottle(clock);
   }
@@ -62,10 +61,8 @@ export class TenancyService {
       await tx.membership.create({
         data: { tenantId: workspace.id, userId: user.id, membershipType: "owner", status: "active", source: "bootstrap", createdAt: now },
       });
-      await this.versions.bump(tx, "access");
       return { workspace_id: workspace.id, user_id: user.id };
     });
-    await this.versions.notifyLocal("access");
     return created;
   }
 
@@ -136,10 +133,8 @@ export class TenancyService {
       const created = await this.db.$transaction(async (tx) => {
         const user = await tx.user.create({ data: { email: input.email, username: input.username, passwordHash, createdAt: now, updatedAt: now } });
         const membership = await tx.membership.create({ data: { tenantId, userId: user.id, createdAt: now } });
-        await this.versions.bump(tx, "access");
         return { id: user.id, email: user.email, username: user.username, membership: toMembershipView(membership) };
       });
-      await this.versions.notifyLocal("access");
       return created;
     } catch (e) {
       if (isUniqueViolation(e)) throw conflict("a user with this email already exists; add them with POST .../memberships");

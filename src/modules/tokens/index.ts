@@ -7,8 +7,6 @@ export { AccessTokenIssuer, type IssueRequest, type TokenResponse } from "./issu
 export { TokenRevocationService, type RevokingClient } from "./revocation";
 export { IntrospectionService, type IntrospectionResult, type ActiveIntrospection, type ClientLookup } from "./introspection";
 export {
-  DefaultSubjectScopeResolver,
-  clientScopeSource,
   effectiveScope,
   parseScope,
   type SubjectScopeResolver,

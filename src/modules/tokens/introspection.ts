@@ -2,7 +2,7 @@
 // (verified-token cache, revocation denylist, client registry, subject scope resolver): no
 // database query per request (DESIGN.md "Hot paths"). Any reason a token is not usable by this
 // caller yields exactly {"active": false} (RFC 7662 §2.2; no hint which check failed).
-import { canonicalResource } from "../resource-servers";
+import { canonicalResource } from "../../shared/resource-url";
 import type { AccessTokenClaims } from "./jwt";
 import type { AccessTokenVerifier } from "./verified-tokens";
 import type { RevocationList } from "./revocation-list";
@@ -24,7 +24,8 @@ export type IntrospectionResult = ActiveIntrospection | { active: false };
 const INACTIVE: { active: false } = Object.freeze({ active: false as const });
 
 export interface ClientLookup {
-  get(clientId: string): TokenClient | undefined;
+  /** The client (null when unknown or revoked); synchronous when it is cached. */
+  get(clientId: string): TokenClient | null | Promise<TokenClient | null>;
 }
 
 export class IntrospectionService {
@@ -33,6 +34,7 @@ export class IntrospectionService {
     private readonly revocations: RevocationList,
     private readonly clients: ClientLookup,
     private readonly scopes: SubjectScopeResolver,
+    private readonly onUnverifiable: (e: unknown) => void,
   ) {}
 
   /**
@@ -41,6 +43,21 @@ export class IntrospectionService {
    * repeatedly); a promise otherwise.
    */
   introspect(caller: TokenServer, token: string): IntrospectionResult | Promise<IntrospectionResult> {
+    try {
+      const result = this.introspectNow(caller, token);
+      return result instanceof Promise ? result.catch((e) => this.failClosed(e)) : result;
+    } catch (e) {
+      return this.failClosed(e);
+    }
+  }
+
+  /** What cannot be verified now (the database is unreachable on a cache miss) is inactive. */
+  private failClosed(e: unknown): IntrospectionResult {
+    this.onUnverifiable(e);
+    return INACTIVE;
+  }
+
+  private introspectNow(caller: TokenServer, token: string): IntrospectionResult | Promise<IntrospectionResult> {
     const cached = this.verifier.peek(token); // signature, alg, typ, iss, exp — verified before
     if (cached !== undefined) return this.judge(caller, cached);
     return this.verifier.verify(token).then((claims) => this.judge(caller, claims));
@@ -54,9 +71,13 @@ export class IntrospectionService {
     // Audience: only the server the token was minted for may learn about it (RFC 8707 §2, MCP R7).
     if (claims.tenant_id !== caller.tenantId) return INACTIVE;
     if (claims.aud !== caller.resourceUrl && canonicalResource(claims.aud) !== canonicalResource(caller.resourceUrl)) return INACTIVE;
+    const client = this.clients.get(claims.client_id);
+    return client instanceof Promise ? client.then((c) => this.judgeClient(caller, claims, c)) : this.judgeClient(caller, claims, client);
+  }
+
+  private judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null): IntrospectionResult | Promise<IntrospectionResult> {
     // The client must still exist, be approved, and (for a client bound to one server) be bound to
     // this very server: a deleted server's tokens stay dead even if a new server takes its URL.
-    const client = this.clients.get(claims.client_id);
     if (!client || client.status !== "approved" || client.tenantId !== claims.tenant_id) return INACTIVE;
     if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
     const allowed = this.scopes.allowedScopes(claims, client, caller);

@@ -1,8 +1,9 @@
 // Signing keys: created on first start, stored encrypted, imported once into memory (the hot
-// paths never read the database for keys), reloaded when another process rotates them.
+// paths never read the database for keys), reloaded when a write to the key table is announced on
+// the change bus (another instance, or the CLI's `keys rotate`). The table is small by construction:
+// it is the one thing loaded whole (docs/decisions/0001-per-entry-caches.md).
 import { exportJWK, generateKeyPair, importJWK, calculateJwkThumbprint, type JWK, type CryptoKey } from "jose";
-import type { Db } from "../../storage";
-import type { CacheVersions } from "../../storage";
+import type { ChangeBus, Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { decryptAtRest, encryptAtRest } from "../../shared/crypto";
 import { coalescedReload } from "../../shared/coalesced-reload";
@@ -31,9 +32,12 @@ export class KeyStore {
     private readonly db: Db,
     private readonly encryptionKey: Buffer,
     private readonly clock: Clock,
-    private readonly versions: CacheVersions,
+    bus: ChangeBus,
+    private readonly onReloadError: (e: unknown) => void = () => undefined,
   ) {
-    versions.on("keys", () => this.load());
+    const reload = () => void this.load().catch(this.onReloadError);
+    bus.subscribe("keys", { invalidate: reload, clear: reload });
+    bus.onReset(() => this.load());
   }
 
   /** Loads every key; creates the first one when the installation has none. */
@@ -95,7 +99,6 @@ export class KeyStore {
           activatedAt,
         },
       });
-      await this.versions.bump(tx, "keys");
     });
     return kid;
   }

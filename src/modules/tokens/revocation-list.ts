@@ -4,8 +4,10 @@
 // (RevokedToken, RevokedFamily) make a revocation survive a restart and reach other instances;
 // the in-memory denylists answer the hot paths without a query. A row is only needed until the
 // tokens it covers would have expired anyway, so rows and entries past their expiry are pruned.
-import type { Db, Tx } from "../../storage";
-import type { CacheVersions } from "../../storage";
+// The lists are small by construction (unexpired revocations only), so they are loaded whole at
+// start; another instance's revocation arrives on the change bus with its expiry in the key
+// ("<expiry ms>:<jti or fid>", storage/change-tracking.ts) and is added without a query.
+import type { ChangeBus, Db, Tx } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { coalescedReload } from "../../shared/coalesced-reload";
 import { MAX_TOKEN_LIFETIME_S } from "./key-schedule";
@@ -22,9 +24,13 @@ export class RevocationList {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly versions: CacheVersions,
+    bus: ChangeBus,
+    onReloadError: (e: unknown) => void = () => undefined,
   ) {
-    versions.on("revocations", () => this.load());
+    const reload = () => void this.load().catch(onReloadError);
+    bus.subscribe("revoked_token", { invalidate: (key) => addEntry(this.revoked, key), clear: reload });
+    bus.subscribe("revoked_family", { invalidate: (key) => addEntry(this.families, key), clear: reload });
+    bus.onReset(() => this.load());
   }
 
   /** Loads every unexpired revocation (at start, and when another instance revoked something). */
@@ -62,7 +68,6 @@ export class RevocationList {
       await tx.revokedToken.upsert({ where: { jti }, create: { jti, expiresAt, revokedAt: now }, update: {} });
       // Rows of tokens that have expired anyway are dead weight (indexed delete, rare).
       if (++this.writes % PRUNE_EVERY === 0) await tx.revokedToken.deleteMany({ where: { expiresAt: { lte: now } } });
-      await this.versions.bump(tx, "revocations");
     });
     this.revoked.set(jti, expiresAt.getTime());
     if (this.writes % PRUNE_EVERY === 0) this.prune();
@@ -82,11 +87,8 @@ export class RevocationList {
       await alsoInTx?.(tx);
       await tx.revokedFamily.upsert({ where: { familyId }, create: { familyId, expiresAt, revokedAt: now }, update: { expiresAt } });
       if (++this.writes % PRUNE_EVERY === 0) await tx.revokedFamily.deleteMany({ where: { expiresAt: { lte: now } } });
-      await this.versions.bump(tx, "revocations");
     });
-    // Effective here at once, even if the reload below fails; then every local listener reloads.
     this.families.set(familyId, expiresAt.getTime());
-    await this.versions.notifyLocal("revocations");
   }
 
   private prune(): void {
@@ -111,4 +113,12 @@ function merged(rows: Array<[string, number]>, local: ReadonlyMap<string, number
   const map = new Map(rows);
   for (const [key, exp] of local) if ((map.get(key) ?? 0) < exp) map.set(key, exp);
   return map;
+}
+
+/** "<expiry ms>:<id>" from the change bus -> the denylist entry. */
+function addEntry(map: Map<string, number>, key: string): void {
+  const at = key.indexOf(":");
+  const exp = Number(key.slice(0, at));
+  const id = key.slice(at + 1);
+  if (Number.isFinite(exp) && id && (map.get(id) ?? 0) < exp) map.set(id, exp);
 }

@@ -6,15 +6,16 @@
 //   - machine tokens (client credentials; sub = client_id, no sub_type or sub_type "client"):
 //     the client's current allowed scopes (in memory, from the ClientRegistry);
 //   - user tokens (sub_type "user"): the user's effective role bindings on that server, bounded by
-//     the client's current allowed scopes — supplied by the RBAC module through
-//     `SubjectScopeSource`. Without it a user token resolves to nothing and introspects inactive
-//     (fail closed, DESIGN.md "Introspection").
+//     the client's current allowed scopes.
+// Both are answered by the RBAC module's ScopeResolver through `SubjectScopeSource`.
 import type { AccessTokenClaims } from "./jwt";
 
 type MaybePromise<T> = T | Promise<T>;
 
 /** The client as introspection sees it (the clients module's RegisteredClient satisfies this). */
 export interface TokenClient {
+  /** Internal id (the subject of the client's service-account bindings). */
+  id: string;
   clientId: string;
   tenantId: string;
   resourceServerId: string | null;
@@ -38,29 +39,8 @@ export interface SubjectScopeSource {
   allowedScopes(token: AccessTokenClaims, client: TokenClient, server: TokenServer): MaybePromise<ReadonlySet<string> | null>;
 }
 
-/** The seam introspection depends on; the default dispatches on the token's subject type. */
+/** The seam introspection depends on (the RBAC module's ScopeResolver implements it). */
 export type SubjectScopeResolver = SubjectScopeSource;
-
-/** Machine tokens: the client's current allowed scopes. */
-export const clientScopeSource: SubjectScopeSource = {
-  allowedScopes: (_token, client) => client.allowedScopeSet,
-};
-
-export class DefaultSubjectScopeResolver implements SubjectScopeResolver {
-  /** `users` is the RBAC module's resolver for user tokens; absent = user tokens are inactive. */
-  constructor(private readonly users?: SubjectScopeSource) {}
-
-  allowedScopes(token: AccessTokenClaims, client: TokenClient, server: TokenServer): MaybePromise<ReadonlySet<string> | null> {
-    switch (token.sub_type ?? "client") {
-      case "client":
-        return clientScopeSource.allowedScopes(token, client, server);
-      case "user":
-        return this.users ? this.users.allowedScopes(token, client, server) : null;
-      default:
-        return null; // an unknown subject type holds nothing
-    }
-  }
-}
 
 /** RFC 6749 §3.3 scope string -> distinct scope tokens, in order. */
 export function parseScope(scope: string | undefined): string[] {

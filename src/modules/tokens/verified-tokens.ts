@@ -9,7 +9,7 @@
 // re-checked on every request by the caller.
 // Only successes are cached, so garbage tokens cannot grow the map; the map is bounded.
 import { decodeProtectedHeader } from "jose";
-import type { CacheVersions } from "../../storage";
+import type { ChangeBus } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { AccessTokenClaims, JwtService } from "./jwt";
 import type { KeyStore } from "./key-store";
@@ -29,11 +29,13 @@ export class AccessTokenVerifier {
     private readonly jwt: JwtService,
     private readonly keys: KeyStore,
     private readonly clock: Clock,
-    versions: CacheVersions,
+    bus: ChangeBus,
     private readonly maxEntries = VERIFIED_TOKEN_CACHE_SIZE,
   ) {
     // A key removed or replaced out of schedule (e.g. after a compromise) must stop verifying at once.
-    versions.on("keys", () => this.cache.clear());
+    const clear = () => this.cache.clear();
+    bus.subscribe("keys", { invalidate: clear, clear });
+    bus.onReset(clear);
   }
 
   /**

@@ -8,7 +8,7 @@
 // issued").
 import type { AuthorizationCodes, RefreshTokens } from "../../signin";
 import { verifyPkce } from "../../signin";
-import { canonicalResource } from "../../resource-servers";
+import { canonicalResource } from "../../../shared/resource-url";
 import type { AccessTokenIssuer } from "../../tokens";
 import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";

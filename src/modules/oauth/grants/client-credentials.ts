@@ -25,7 +25,7 @@ export function clientCredentialsGrant(deps: ClientCredentialsDeps): GrantHandle
       // workspace's, or a server this client is not registered against: invalid_target.
       const resources = multi(params, "resource");
       if (resources.length > 1) throw oauthError("invalid_target");
-      const server = resources.length === 1 ? deps.servers.findByResource(client.tenantId, resources[0]!) : client.resourceServerId ? deps.servers.get(client.resourceServerId) : undefined;
+      const server = resources.length === 1 ? await deps.servers.findByResource(client.tenantId, resources[0]!) : client.resourceServerId ? await deps.servers.get(client.resourceServerId) : null;
       if (!server || server.id !== client.resourceServerId || server.tenantId !== client.tenantId) throw oauthError("invalid_target");
 
       // Every requested scope must be allowed: an unknown or forbidden scope fails the request

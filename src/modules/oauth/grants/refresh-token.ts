@@ -6,7 +6,7 @@
 // still holds now (the one scope resolver) AND the client may still be granted now (its current
 // allowed scopes), like the consent would today.
 import type { RefreshTokens } from "../../signin";
-import { canonicalResource } from "../../resource-servers";
+import { canonicalResource } from "../../../shared/resource-url";
 import type { ResourceServerRegistry } from "../../resource-servers";
 import type { AccessTokenIssuer } from "../../tokens";
 import { parseScope } from "../../tokens";
@@ -22,7 +22,7 @@ export interface RefreshTokenDeps {
   issuer: AccessTokenIssuer;
   servers: ResourceServerRegistry;
   /** Whether the user may hold anything now, and which scopes on the server (the one resolver). */
-  userScopes(tenantId: string, resourceServerId: string, userId: string): ReadonlySet<string> | null;
+  userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
 }
 
 export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
@@ -51,8 +51,8 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
       }
 
       // The server must still be live and the user still active: otherwise the grant is dead.
-      const server = deps.servers.findByResource(g.tenantId, g.resource);
-      const held = server ? deps.userScopes(g.tenantId, server.id, g.userId) : null;
+      const server = await deps.servers.findByResource(g.tenantId, g.resource);
+      const held = server ? await deps.userScopes(g.tenantId, server.id, g.userId) : null;
       if (!server || !held) {
         await deps.families.revoke(rotated.familyId);
         throw oauthError("invalid_grant");

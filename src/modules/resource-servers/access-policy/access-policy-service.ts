@@ -3,7 +3,6 @@
 // until an administrator enables it with a role or disables it explicitly). After activation,
 // switching it off or replacing the role writes its drift event in the same transaction.
 import type { Db } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../../shared/actor";
@@ -31,7 +30,6 @@ export class AccessPolicyService {
   constructor(
     private readonly db: Db,
     private readonly servers: ResourceServerService,
-    private readonly versions: CacheVersions,
     private readonly drift: DriftRecorder,
     private readonly clock: Clock,
   ) {}
@@ -46,7 +44,6 @@ export class AccessPolicyService {
   async put(actor: Actor, rsId: string, input: AccessPolicyInput): Promise<AccessPolicyView> {
     assertCanWrite(actor);
     const now = this.clock.now();
-    let drifted = 0;
     const row = await this.db.$transaction(async (tx) => {
       const rs = await this.servers.findLive(tx, actor, rsId);
       const prior = await tx.accessPolicy.findFirst({ where: { resourceServerId: rsId, tenantId: actor.tenantId } });
@@ -67,16 +64,15 @@ export class AccessPolicyService {
       });
       const ctx = { server: rs, actorId: actor.userId, at: now };
       if (prior?.enabled && !input.enabled) {
-        drifted += await this.drift.record(tx, ctx, "default_role_disabled", [{ prior_default_role: prior.defaultRoleId ?? "" }]);
+        await this.drift.record(tx, ctx, "default_role_disabled", [{ prior_default_role: prior.defaultRoleId ?? "" }]);
       }
       // A replaced role is drift only while a policy is in force before and after: disabling is its
       // own event, and a disabled policy's stored role grants nobody anything.
       if (prior?.enabled && input.enabled && prior.defaultRoleId && roleId && prior.defaultRoleId !== roleId) {
-        drifted += await this.drift.record(tx, ctx, "default_role_changed", [{ prior_default_role: prior.defaultRoleId, new_default_role: roleId }]);
+        await this.drift.record(tx, ctx, "default_role_changed", [{ prior_default_role: prior.defaultRoleId, new_default_role: roleId }]);
       }
       return saved;
     });
-    if (drifted > 0) await this.versions.notifyLocal("policies");
     return toAccessPolicyView(rsId, row);
   }
 }

@@ -3,7 +3,6 @@
 // policy cache after commit; post-activation changes write their drift events in the same
 // transaction (scope_deleted, tool_unmapped).
 import type { Db, DbOrTx, Tx } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
 import { isUniqueViolation } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
@@ -24,7 +23,6 @@ export class CatalogService {
   constructor(
     private readonly db: Db,
     private readonly servers: ResourceServerService,
-    private readonly versions: CacheVersions,
     private readonly drift: DriftRecorder,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
@@ -92,9 +90,7 @@ export class CatalogService {
       if (!tool) throw notFound("tool");
       if (input.confirm !== tool.name) throw badRequest("confirm: must repeat the tool name exactly");
       await tx.tool.update({ where: { id: tool.id }, data: { isPublic: input.is_public, updatedAt: this.clock.now() } });
-      await this.versions.bump(tx, "policies");
     });
-    await this.versions.notifyLocal("policies");
     return toToolView(await this.loadTool(actor, rsId, toolId));
   }
 
@@ -109,7 +105,6 @@ export class CatalogService {
         await this.syncScopesSupported(tx, rs.id, [...(rs.scopesSupported as string[]).filter((k) => k !== input.id), input.id]);
         return created;
       });
-      await this.versions.notifyLocal("resource_servers", "policies");
       return toScopeView(scope, 0);
     } catch (e) {
       if (isUniqueViolation(e)) throw conflict(`the scope ${JSON.stringify(input.id)} already exists on this server`);
@@ -119,12 +114,13 @@ export class CatalogService {
 
   /**
    * Deletes a scope. Tools mapped to it lose that mapping (and are denied when it was their only
-   * scope); role grants of the scope on this server go too, so re-creating a scope with the same id
+   * scope); role grants of the scope on this server go too (rbac's hook), so re-creating a scope with the same id
    * later does not silently revive old grants. When the server is ready: one `scope_deleted` event.
    */
   /**
-   * Other modules that keep a copy of scope ids (clients' allowed_scopes) clean up in the deleting
-   * transaction, so re-creating a scope with the same id later gives nothing back silently.
+   * Other modules that keep a copy of scope ids (roles' grants, clients' allowed_scopes) clean up
+   * in the deleting transaction, through the hooks wired in app.ts (this module owns neither
+   * table), so re-creating a scope with the same id later gives nothing back silently.
    */
   onScopeDeleted(hook: ScopeDeletedHook): void {
     this.scopeDeletedHooks.push(hook);
@@ -139,15 +135,12 @@ export class CatalogService {
       if (!scope) throw notFound("scope");
       const toolsAffected = await tx.toolScope.count({ where: { scopeId: scope.id } });
       await tx.scope.delete({ where: { id: scope.id } }); // cascades to its ToolScope rows
-      await tx.roleGrant.deleteMany({ where: { tenantId: actor.tenantId, resourceServerId: rsId, scopeKey } });
       await this.syncScopesSupported(tx, rs.id, (rs.scopesSupported as string[]).filter((k) => k !== scopeKey));
       await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "scope_deleted", [
         { prior_scope_id: scope.key, prior_scope_name: scope.name, tools_affected: toolsAffected },
       ]);
       for (const hook of this.scopeDeletedHooks) await hook(tx, actor.tenantId, rsId, scopeKey);
-      await this.versions.bump(tx, "access");
     });
-    await this.versions.notifyLocal("resource_servers", "policies", "access", "clients");
   }
 
   /**
@@ -176,14 +169,12 @@ export class CatalogService {
           for (const k of removed) removedPairs.push({ tool_name: tool.name, prior_scope_id: k });
         }
         if (added.length > 0) {
-          await tx.toolScope.createMany({ data: added.map((k) => ({ toolId: tool.id, scopeId: scopes.find((s) => s.key === k)!.id, tenantId: actor.tenantId })) });
+          await tx.toolScope.createMany({ data: added.map((k) => ({ toolId: tool.id, scopeId: scopes.find((s) => s.key === k)!.id, tenantId: actor.tenantId, resourceServerId: rsId })) });
         }
         if (tool.isPublic && desired.size > 0) await tx.tool.update({ where: { id: tool.id }, data: { isPublic: false, updatedAt: now } });
       }
       await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "tool_unmapped", removedPairs);
-      await this.versions.bump(tx, "policies");
     });
-    await this.versions.notifyLocal("policies");
     return this.scopeMatrix(actor, rsId);
   }
 
@@ -196,7 +187,6 @@ export class CatalogService {
   /** scopes_supported of the server mirrors its scope records. */
   private async syncScopesSupported(tx: Tx, rsId: string, keys: string[]): Promise<void> {
     await tx.resourceServer.update({ where: { id: rsId }, data: { scopesSupported: keys, updatedAt: this.clock.now() } });
-    await this.versions.bump(tx, "resource_servers");
   }
 }
 

@@ -2,7 +2,6 @@
 // Dismissal keeps the row forever (spec) and is idempotent: a second dismissal answers the
 // event as it is, with the first dismissal's time and administrator.
 import type { Db } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import { notFound } from "../../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../../shared/actor";
@@ -13,7 +12,6 @@ export class DriftService {
   constructor(
     private readonly db: Db,
     private readonly servers: ResourceServerService,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
   ) {}
 
@@ -29,17 +27,15 @@ export class DriftService {
 
   async dismiss(actor: Actor, rsId: string, eventId: string): Promise<DriftEventView> {
     assertCanWrite(actor);
-    const { event, changed } = await this.db.$transaction(async (tx) => {
+    const event = await this.db.$transaction(async (tx) => {
       await this.servers.findLive(tx, actor, rsId);
       const where = { id: eventId, rsId, tenantId: actor.tenantId };
       // Guarded on dismissedAt so two concurrent dismissals record one administrator.
-      const updated = await tx.driftEvent.updateMany({ where: { ...where, dismissedAt: null }, data: { dismissedAt: this.clock.now(), dismissedBy: actor.userId } });
+      await tx.driftEvent.updateMany({ where: { ...where, dismissedAt: null }, data: { dismissedAt: this.clock.now(), dismissedBy: actor.userId } });
       const row = await tx.driftEvent.findFirst({ where });
       if (!row) throw notFound("drift event");
-      if (updated.count > 0) await this.versions.bump(tx, "policies"); // leaves the runtime's drift_events
-      return { event: row, changed: updated.count > 0 };
+      return row;
     });
-    if (changed) await this.versions.notifyLocal("policies");
     return toDriftEventView(event);
   }
 }

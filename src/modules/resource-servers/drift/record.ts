@@ -1,10 +1,8 @@
 // Writing drift events. Called inside the transaction of the change that causes the event
 // (house rule: events commit or roll back with their cause). Drift is "a policy change after
 // launch", so nothing is recorded unless the server is `ready`. Every event also changes the
-// runtime policy document (its drift_events array), hence the `policies` bump here; the caller
-// runs `versions.notifyLocal("policies")` after commit.
+// runtime policy document (its drift_events array); the unit of work drops that cached policy.
 import type { DbOrTx } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
 import type { IdGenerator } from "../../../shared/ids";
 import { recordsDrift } from "../state-machine";
 
@@ -27,7 +25,6 @@ export interface DriftContext {
 
 export class DriftRecorder {
   constructor(
-    private readonly versions: CacheVersions,
     private readonly ids: IdGenerator,
   ) {}
 
@@ -45,7 +42,6 @@ export class DriftRecorder {
         occurredBy: ctx.actorId,
       })),
     });
-    await this.versions.bump(tx, "policies");
     return payloads.length;
   }
 }

@@ -1,18 +1,12 @@
-// The compiled runtime policy of every live server, held in memory as the exact JSON body that
-// GET .../sdk-policy answers, with its ETag: the hot path does a map lookup and writes a string
-// (no database query, no JSON.stringify per request; notes/performance.md).
-//
-// Invalidation: every write that changes a policy (mappings, scopes, tools, activation, rescans,
-// drift events and their dismissal, deletion, rotation) bumps the `policies` or `resource_servers`
-// cache version in its transaction and calls notifyLocal after commit, which reloads this cache
-// before the write's response is sent; other instances reload on their next version poll.
-// A reload is a full rebuild in three queries; concurrent triggers are coalesced so a burst of
-// writes costs at most one extra rebuild, and a rebuild never starts from data older than the
-// trigger that asked for it.
+// The compiled runtime policy of a live server, cached per server as the exact JSON body that
+// GET .../sdk-policy answers, with its ETag: a hit is a map lookup and a buffer write (no database
+// query, no JSON.stringify per request; docs/decisions/0001-per-entry-caches.md). A miss compiles
+// one server's policy in three indexed queries. Every write to the server's row, tools, scopes,
+// tool-scope mappings or drift events drops the entry (storage/change-tracking.ts: "policy:<id>").
 import { createHash } from "node:crypto";
 import type { Db } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
-import { coalescedReload } from "../../../shared/coalesced-reload";
+import type { CacheFactory } from "../../../storage/cache-factory";
+import type { EntryCache } from "../../../shared/entry-cache";
 import { toDriftEventView, DRIFT_ORDER, type DriftEventView } from "../drift/views";
 import { compileScopeMatrix, type ScopeMatrix } from "./compile";
 
@@ -48,60 +42,33 @@ export function compileDocument(doc: PolicyDocument): CompiledPolicy {
 }
 
 export class PolicyCache {
-  private byId = new Map<string, CompiledPolicy>();
+  private readonly cache: EntryCache<CompiledPolicy>;
 
-  constructor(
-    private readonly db: Db,
-    versions: CacheVersions,
-  ) {
-    versions.on("policies", () => this.reload());
-    versions.on("resource_servers", () => this.reload());
-  }
-
-  get(rsId: string): CompiledPolicy | undefined {
-    return this.byId.get(rsId);
-  }
-
-  /** Rebuilds every policy (coalesced: a burst of writes shares one follow-up rebuild). */
-  readonly reload = coalescedReload(() => this.rebuild());
-
-  private async rebuild(): Promise<void> {
-    const servers = await this.db.resourceServer.findMany({ where: { deletedAt: null }, select: { id: true, state: true, scanGeneration: true } });
-    const tools = await this.db.tool.findMany({
-      where: { resourceServer: { deletedAt: null, state: "ready" } },
-      select: { resourceServerId: true, name: true, isPublic: true, scopes: { select: { scope: { select: { key: true } } } } },
-    });
-    const events = await this.db.driftEvent.findMany({ where: { dismissedAt: null, resourceServer: { deletedAt: null } }, orderBy: DRIFT_ORDER });
-
-    const toolsByServer = new Map<string, { name: string; isPublic: boolean; scopeKeys: string[] }[]>();
-    for (const t of tools) {
-      const list = toolsByServer.get(t.resourceServerId) ?? [];
-      list.push({ name: t.name, isPublic: t.isPublic, scopeKeys: t.scopes.map((s) => s.scope.key) });
-      toolsByServer.set(t.resourceServerId, list);
-    }
-    const eventsByServer = new Map<string, DriftEventView[]>();
-    for (const e of events) {
-      const list = eventsByServer.get(e.rsId) ?? [];
-      list.push(toDriftEventView(e));
-      eventsByServer.set(e.rsId, list);
-    }
-
-    const next = new Map<string, CompiledPolicy>();
-    for (const s of servers) {
+  constructor(db: Db, caches: CacheFactory) {
+    this.cache = caches.create<CompiledPolicy>("policy", async (rsId) => {
+      const s = await db.resourceServer.findUnique({ where: { id: rsId }, select: { id: true, state: true, scanGeneration: true, deletedAt: true } });
+      if (!s || s.deletedAt) return null;
       const ready = s.state === "ready";
-      next.set(
-        s.id,
-        compileDocument({
-          rs_id: s.id,
-          state: s.state,
-          generation: s.scanGeneration,
-          policy_complete: ready,
-          ...(ready ? {} : { reason: notReadyReason(s.state) }),
-          scope_matrix: ready ? compileScopeMatrix(toolsByServer.get(s.id) ?? []) : {},
-          drift_events: eventsByServer.get(s.id) ?? [],
-        }),
-      );
-    }
-    this.byId = next;
+      const [tools, events] = await Promise.all([
+        ready
+          ? db.tool.findMany({ where: { resourceServerId: rsId }, select: { name: true, isPublic: true, scopes: { select: { scope: { select: { key: true } } } } } })
+          : Promise.resolve([]),
+        db.driftEvent.findMany({ where: { rsId, dismissedAt: null }, orderBy: DRIFT_ORDER }),
+      ]);
+      return compileDocument({
+        rs_id: s.id,
+        state: s.state,
+        generation: s.scanGeneration,
+        policy_complete: ready,
+        ...(ready ? {} : { reason: notReadyReason(s.state) }),
+        scope_matrix: ready ? compileScopeMatrix(tools.map((t) => ({ name: t.name, isPublic: t.isPublic, scopeKeys: t.scopes.map((x) => x.scope.key) }))) : {},
+        drift_events: events.map(toDriftEventView),
+      });
+    });
+  }
+
+  /** The compiled policy (null for an unknown or deleted server); synchronous on a hit. */
+  get(rsId: string): CompiledPolicy | null | Promise<CompiledPolicy | null> {
+    return this.cache.get(rsId);
   }
 }

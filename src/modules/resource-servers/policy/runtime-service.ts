@@ -26,11 +26,9 @@ export class RuntimeService {
    * The prebuilt policy. A server registered a moment ago in another instance may be in the
    * registry before this cache has it: answer the deny-everything document rather than fail.
    */
-  policy(rs: RegisteredServer): CompiledPolicy {
-    return (
-      this.cache.get(rs.id) ??
-      compileDocument({ rs_id: rs.id, state: rs.state, generation: 0, policy_complete: false, reason: notReadyReason(rs.state), scope_matrix: {}, drift_events: [] })
-    );
+  policy(rs: RegisteredServer): CompiledPolicy | Promise<CompiledPolicy> {
+    const compiled = this.cache.get(rs.id);
+    return compiled instanceof Promise ? compiled.then((c) => c ?? denyAll(rs)) : (compiled ?? denyAll(rs));
   }
 
   /**
@@ -120,4 +118,8 @@ export class RuntimeService {
       ...diff,
     };
   }
+}
+
+function denyAll(rs: RegisteredServer): CompiledPolicy {
+  return compileDocument({ rs_id: rs.id, state: rs.state, generation: 0, policy_complete: false, reason: notReadyReason(rs.state), scope_matrix: {}, drift_events: [] });
 }

@@ -7,7 +7,6 @@
 // Record: guarded by the claim's start time, so a scan that was declared abandoned and overtaken
 // cannot write over the newer one, and `scan_generation` is bumped by the database, never by us.
 import type { Db, Tx } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
 import type { Logger } from "../../../shared/logger";
@@ -32,7 +31,6 @@ export class ScanService {
   constructor(
     private readonly db: Db,
     private readonly servers: ResourceServerService,
-    private readonly versions: CacheVersions,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly logger: Logger,
@@ -109,10 +107,7 @@ export class ScanService {
         where: { resourceServerId: rsId, lastSeenGeneration: { gt: 0, lt: generation }, stale: false },
         data: { stale: true, updatedAt: now },
       });
-      await this.versions.bump(tx, "resource_servers");
-      await this.versions.bump(tx, "policies");
     });
-    await this.versions.notifyLocal("resource_servers", "policies");
   }
 
   private async upsertTools(tx: Tx, tenantId: string, rsId: string, tools: ScannedTool[], generation: number, now: Date): Promise<void> {
@@ -144,17 +139,14 @@ export class ScanService {
   }
 
   private async recordFailure(rsId: string, claimedAt: Date, reason: string): Promise<void> {
-    const changed = await this.db.$transaction(async (tx) => {
+    await this.db.$transaction(async (tx) => {
       const rs = await tx.resourceServer.findFirst({ where: this.claimedBy(rsId, claimedAt) });
-      if (!rs) return false; // overtaken: the newer scan owns the outcome
+      if (!rs) return; // overtaken: the newer scan owns the outcome
       await tx.resourceServer.updateMany({
         where: this.claimedBy(rsId, claimedAt),
         data: { lastScanStatus: "failed", lastScanError: reason, scanStartedAt: null, state: stateAfterScan(asState(rs.state), "failure"), updatedAt: this.clock.now() },
       });
-      await this.versions.bump(tx, "resource_servers");
-      return true;
     });
-    if (changed) await this.versions.notifyLocal("resource_servers");
   }
 
   /**
@@ -181,7 +173,6 @@ export class ScanService {
         where: { id: rsId, lastScanStatus: "in_progress", scanStartedAt: startedAt },
         data: { lastScanStatus: "failed", lastScanError: reason, scanStartedAt: null, state: stateAfterScan(asState(rs.state), "failure") },
       });
-      await this.versions.bump(tx, "resource_servers");
     });
   }
 }

@@ -3,7 +3,6 @@
 // readiness signal for OAuth and the runtime policy. All of it reads the same facts through
 // buildChecklist, so what the screen shows green is exactly what activation accepts.
 import type { Db, DbOrTx } from "../../../storage";
-import type { CacheVersions } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import { epochSeconds } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
@@ -28,7 +27,6 @@ export class SetupService {
   constructor(
     private readonly db: Db,
     private readonly servers: ResourceServerService,
-    private readonly versions: CacheVersions,
     private readonly registry: ResourceServerRegistry,
     private readonly policies: PolicyCache,
     private readonly jwt: JwtService,
@@ -117,10 +115,7 @@ export class SetupService {
         data: { state: "ready", setupCompletedAt: now, setupCompletedBy: actor.userId, updatedAt: now },
       });
       if (count === 0) throw conflict("cannot activate: the server's state changed meanwhile; reload and try again");
-      await this.versions.bump(tx, "resource_servers");
-      await this.versions.bump(tx, "policies");
     });
-    await this.versions.notifyLocal("resource_servers", "policies");
     return this.servers.get(actor, rsId);
   }
 
@@ -148,11 +143,11 @@ export class SetupService {
     });
     const verified = await this.jwt.verifyAccessToken(probe);
     const audienceOk = verified?.aud === rs.resourceUrl;
-    const registered = this.registry.get(rs.id);
+    const registered = await this.registry.get(rs.id);
     const secretCurrent = registered?.secretHash === rs.introspectionSecretHash;
     const oauthReady = Boolean(verified) && audienceOk && secretCurrent;
 
-    const compiled = this.policies.get(rs.id)?.document;
+    const compiled = (await this.policies.get(rs.id))?.document;
     return {
       rs_id: rs.id,
       state: rs.state,
