@@ -59,7 +59,7 @@ export function splitChange(change: string): [string, string] {
  * (PostgreSQL NOTIFY is delivered on commit only, so commit and publication are one atomic step).
  */
 export interface ChangeTransport {
-  publishInTransaction(tx: { $queryRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, changes: ChangeSet): Promise<void>;
+  publishInTransaction(tx: { $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, changes: ChangeSet): Promise<void>;
 }
 
 export interface BusHealth {

@@ -88,9 +88,9 @@ export class PgChangeChannel implements ChangeTransport {
     private readonly log: ListenerLog,
   ) {}
 
-  async publishInTransaction(tx: { $queryRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, changes: ChangeSet): Promise<void> {
+  async publishInTransaction(tx: { $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, changes: ChangeSet): Promise<void> {
     for (const payload of encodeChanges(this.bus.instanceId, changes)) {
-      await tx.$queryRawUnsafe("SELECT pg_notify($1, $2)", CHANGE_CHANNEL, payload);
+      await tx.$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANGE_CHANNEL, payload);
     }
   }
 
