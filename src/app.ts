@@ -187,7 +187,7 @@ export function createHttpApp(services: Services): Express {
   app.use(rejectUnsafeInput);
 
   // Unauthenticated surface.
-  app.use(healthRouter(db));
+  app.use(healthRouter(db, services.changes));
   app.use(authRouter(tenancy));
   app.use(discoveryRouter(services.oauth.metadata, services.keys));
   app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }));

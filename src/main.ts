@@ -6,6 +6,7 @@ import { boot } from "./boot";
 import { createApp } from "./app";
 import { ensureFirstAdmin, type FirstAdmin } from "./first-admin";
 import type { Config } from "./config";
+import { ServerLockError, sqliteFilePath, takeServerLock } from "./storage";
 
 function loginHelp(config: Config, first: FirstAdmin): string[] {
   const login = (body: string) => [
@@ -44,6 +45,20 @@ async function main(): Promise<void> {
     throw e;
   }
   const logger = createLogger(config.logLevel);
+  // SQLite serves one server process (docs/decisions/0001-per-entry-caches.md): a second refuses to start.
+  let releaseLock = () => {};
+  if (config.database.kind === "sqlite") {
+    try {
+      releaseLock = takeServerLock(sqliteFilePath(config.database.url));
+    } catch (e) {
+      if (e instanceof ServerLockError) {
+        console.error(e.message);
+        process.exit(2);
+      }
+      throw e;
+    }
+    process.on("exit", () => releaseLock());
+  }
   const { db, masterKey, masterKeyCreatedAt, appliedMigrations } = await boot(config);
   if (masterKeyCreatedAt) logger.info({ path: masterKeyCreatedAt }, "generated a new master key (keep it with the database)");
   if (appliedMigrations.length) logger.info({ migrations: appliedMigrations }, "applied database migrations");

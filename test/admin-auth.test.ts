@@ -75,6 +75,6 @@ describe("admin endpoints", () => {
 describe("health", () => {
   it("reports liveness and readiness", async () => {
     expect((await h.request("GET", "/healthz")).body).toEqual({ status: "ok" });
-    expect((await h.request("GET", "/readyz")).body).toEqual({ status: "ready" });
+    expect((await h.request("GET", "/readyz")).body).toEqual({ status: "ready", database: "ok", cache_invalidation: "connected" });
   });
 });

@@ -71,7 +71,22 @@ export interface ListenerLog {
   info(obj: object, msg: string): void;
 }
 
-export class PgChangeChannel implements ChangeTransport {
+/**
+ * Publishing, for every client of a PostgreSQL database (servers and the CLI alike): the changes
+ * go out with the writing transaction's commit.
+ */
+export function pgTransport(instanceId: string): ChangeTransport {
+  return {
+    async publishInTransaction(tx, changes) {
+      for (const payload of encodeChanges(instanceId, changes)) {
+        await tx.$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANGE_CHANNEL, payload);
+      }
+    },
+  };
+}
+
+/** Listening: one connection per server instance (see the top of this file). */
+export class PgChangeChannel {
   private client: pg.Client | undefined;
   private stopped = false;
   private attempt = 0;
@@ -88,15 +103,8 @@ export class PgChangeChannel implements ChangeTransport {
     private readonly log: ListenerLog,
   ) {}
 
-  async publishInTransaction(tx: { $executeRawUnsafe(sql: string, ...values: unknown[]): Promise<unknown> }, changes: ChangeSet): Promise<void> {
-    for (const payload of encodeChanges(this.bus.instanceId, changes)) {
-      await tx.$executeRawUnsafe("SELECT pg_notify($1, $2)", CHANGE_CHANNEL, payload);
-    }
-  }
-
   /** Connects the listener; rejects when the first connection fails (start-up should stop then). */
   async start(): Promise<void> {
-    this.bus.useTransport(this);
     await this.connect();
   }
 
@@ -158,14 +166,15 @@ export class PgChangeChannel implements ChangeTransport {
     }
     this.client = client;
     this.listenerPid = pid.rows[0]?.pid;
+    this.bus.setHealth({ connected: true });
     // Whatever happened while nobody listened is unknown: drop every cache (not on the first start).
+    // reset() clears synchronously before it awaits the reloads, so no stale entry is read as fresh.
     if (this.everConnected) {
       await this.bus.reset();
       this.log.info({ attempts: this.attempt }, "cache invalidation listener reconnected; caches dropped");
     }
     this.everConnected = true;
     this.attempt = 0;
-    this.bus.setHealth({ connected: true });
     for (const w of this.connectedWaiters.splice(0)) w();
   }
 

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/sqlite/client";
 import { ChangeBus } from "./change-bus";
 import { withUnitOfWork } from "./unit-of-work";
+import { pgTransport } from "./pg-notifications";
 
 export type Db = PrismaClient;
 /** A transaction client: what `db.$transaction(async (tx) => ...)` hands to its callback. */
@@ -71,6 +72,7 @@ export function changesOf(db: Db): ChangeBus {
 /** A client whose every write is a unit of work publishing its cache changes (unit-of-work.ts). */
 export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
   const bus = new ChangeBus(randomUUID());
+  if (target.kind === "postgresql") bus.useTransport(pgTransport(bus.instanceId));
   const db = withUnitOfWork(await createRawClient(target), bus);
   buses.set(db, bus);
   return db;
