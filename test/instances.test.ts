@@ -118,6 +118,27 @@ describe.runIf(onPostgres)("several instances on PostgreSQL", () => {
     await eventually(async () => (await introspectAt(b.url, rs, t)).body.active === true, "reactivation reaches B");
   });
 
+  it("a group membership removal and a role's narrowed grants through A reach B", async () => {
+    const role = await admin("POST", "/svc/authmgr/roles", { name: "group-writer", grants: [{ resource_server_id: rs.id, scope_ids: ["files:read", "files:write"] }] });
+    const groupId = (await admin("POST", "/uflow/v2/groups", { name: "multi-group" })).body.id;
+    const member = (await admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "grouped@example.test", username: "grouped" })).body.id;
+    expect((await admin("POST", `/uflow/v2/groups/${groupId}/members`, { user_id: member })).status).toBe(201);
+    expect((await admin("POST", `/uflow/v2/groups/${groupId}/role-bindings`, { tenant_id: h.workspaceId, role_id: role.body.id })).status).toBe(201);
+    const saved = userId;
+    userId = member;
+    const t = await userToken();
+    userId = saved;
+    // The token asked for files:read only; the role narrows to files:write, then the member leaves.
+    expect((await introspectAt(b.url, rs, t)).body).toMatchObject({ active: true, scope: "files:read" });
+    const narrowed = await admin("PUT", `/svc/authmgr/roles/${role.body.id}`, { name: "group-writer", grants: [{ resource_server_id: rs.id, scope_ids: ["files:write"] }] });
+    expect(narrowed.status).toBe(200);
+    await eventually(async () => (await introspectAt(b.url, rs, t)).body.scope === "", "the role's narrowed grants reach B");
+    await admin("PUT", `/svc/authmgr/roles/${role.body.id}`, { name: "group-writer", grants: [{ resource_server_id: rs.id, scope_ids: ["files:read"] }] });
+    await eventually(async () => (await introspectAt(b.url, rs, t)).body.scope === "files:read", "the role's widened grants reach B");
+    expect((await admin("DELETE", `/uflow/v2/groups/${groupId}/members/${member}`)).status).toBe(204);
+    await eventually(async () => (await introspectAt(b.url, rs, t)).body.scope === "", "the group membership removal reaches B");
+  });
+
   it("client revocation through A ends its tokens on B", async () => {
     const victim = await createClient(h, rs.id);
     const t = (await clientCredentials(as, victim)).access_token;
