@@ -10,7 +10,7 @@ import { type IdGenerator, randomIds } from "./shared/ids";
 import { deriveKey } from "./shared/crypto";
 import type { Logger } from "./shared/logger";
 import { JwtService, KeyStore } from "./modules/tokens";
-import { TenancyService } from "./modules/tenancy";
+import { AdminAuthenticator, TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, type ResourceServerLifecycle } from "./modules/resource-servers";
@@ -67,6 +67,8 @@ export interface Services {
   keys: KeyStore;
   jwt: JwtService;
   tenancy: TenancyService;
+  /** Admin JWT -> Actor, for REST and GraphQL alike. */
+  adminAuth: AdminAuthenticator;
   memberships: MembershipService;
   endUsers: EndUserService;
   /** Roles, groups, bindings, effective access and the hot-path scope resolver (rbac.resolver). */
@@ -83,9 +85,8 @@ export interface Services {
   signin: SignInServices;
 }
 
-/** Request body limits: admin JSON and OAuth forms are small; manifests get a larger, explicit limit. */
+/** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
 export const JSON_BODY_LIMIT = "100kb";
-export const FORM_BODY_LIMIT = "16kb";
 /** How often clients' last-used stamps are written (batched off the token endpoint's path). */
 const LAST_USED_FLUSH_MS = 10_000;
 
@@ -100,6 +101,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
   const tenancy = new TenancyService(deps.db, jwt, clock);
+  const adminAuth = new AdminAuthenticator(jwt, tenancy);
   const memberships = new MembershipService(deps.db, clock, ids, deps.config.database.kind);
   const endUsers = new EndUserService(deps.db, clock, ids, deps.config.database.kind);
   const rbac = createRbac({ db: deps.db, caches, clock, ids });
@@ -108,24 +110,19 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const resourceServers = new ResourceServerService(deps.db, registry, secretPepper, deps.config.publicUrl, clock, ids);
   const lifecycle = await createLifecycle({ db: deps.db, caches, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
   const resolver = rbac.resolver;
-  const userScopes = async (tenantId: string, resourceServerId: string, userId: string) =>
-    (await resolver.isActive({ tenantId, subject: { type: "user", id: userId } }))
-      ? resolver.scopesFor({ tenantId, resourceServerId, subject: { type: "user", id: userId } })
-      : null;
   const signin = createSignIn({
     db: deps.db,
     clock,
     ids,
     ticketKey: deriveKey(deps.masterKey, "sign-in-tickets"),
     issuer: deps.config.publicUrl,
+    grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
     ports: {
       findClient: (clientId) => findClientForSignIn(deps.db, clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
-      // A throttled account gets the same page as a wrong password (no hint for a guesser).
-      verifyUser: (email, password) => tenancy.verifyCredentials(email, password).catch((e) => (e?.code === "too_many_requests" ? null : Promise.reject(e))),
-      isActive: (tenantId, userId) => resolver.isActive({ tenantId, subject: { type: "user", id: userId } }),
-      scopesFor: async (tenantId, resourceServerId, userId) => (await userScopes(tenantId, resourceServerId, userId)) ?? new Set<string>(),
+      verifyUser: (email, password) => tenancy.verifyCredentials(email, password),
+      userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
     },
   });
   const { clients, oauth } = await createOAuth({
@@ -141,8 +138,11 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     servers: registry,
     serverLookup: resourceServers,
     scopes: rbac.resolver,
-    signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes },
+    signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes: (t, r, u) => resolver.userScopes(t, r, u) },
   });
+  // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
+  memberships.onRemoved((tx, tenantId, userId) => rbac.groups.removeUserEverywhere(tx, tenantId, userId));
+  memberships.onRemoved((tx, tenantId, userId) => rbac.bindings.removeUserBindings(tx, tenantId, userId));
   // Roles' grants and clients' allowed scopes name scope ids: a deleted scope leaves both in the same transaction.
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => rbac.roles.removeDeletedScope(tx, tenantId, rsId, scopeKey));
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => clients.removeDeletedScope(tx, tenantId, rsId, scopeKey));
@@ -158,6 +158,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     keys,
     jwt,
     tenancy,
+    adminAuth,
     memberships,
     endUsers,
     rbac,
@@ -171,7 +172,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
 }
 
 export function createHttpApp(services: Services): Express {
-  const { db, logger, jwt, tenancy, resourceServers } = services;
+  const { db, logger, tenancy, resourceServers } = services;
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
@@ -181,17 +182,18 @@ export function createHttpApp(services: Services): Express {
   // own limit) and before the admin JWT middleware.
   app.use(runtimeRouter(services.registry, services.lifecycle));
 
-  // Bodies: OAuth endpoints take forms (RFC 6749 §4.1.3), everything else JSON; both size-limited.
-  app.use(express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 50 }));
+  // The OAuth endpoints parse their own forms and answer every error in the OAuth shape.
+  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
+  app.use(authorizeRouter(services.signin.service, logger));
+  app.use(discoveryRouter(services.oauth.metadata, services.keys));
+
+  // Everything else takes JSON bodies and answers errors as {error} (rest/errors.ts).
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   app.use(rejectUnsafeInput);
 
   // Unauthenticated surface.
   app.use(healthRouter(db, services.changes));
   app.use(authRouter(tenancy));
-  app.use(discoveryRouter(services.oauth.metadata, services.keys));
-  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }));
-  app.use(authorizeRouter(services.signin.service));
   if (services.config.benchRoutes) app.use(benchBaselineRouter());
 
   // The cockpit graph authenticates the same admin JWT itself, per request (src/graphql/context.ts).
@@ -199,7 +201,7 @@ export function createHttpApp(services: Services): Express {
 
   // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
   // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
-  app.use(["/svc", "/uflow"], adminAuth(jwt, tenancy), noStore);
+  app.use(["/svc", "/uflow"], adminAuth(services.adminAuth), noStore);
   app.use(usersRouter(tenancy));
   app.use(resourceServersRouter(resourceServers));
   app.use(lifecycleRouter(services.lifecycle));

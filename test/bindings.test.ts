@@ -153,7 +153,7 @@ describe("user and service-account bindings", () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ subject_type: "user", subject_id: u, scope_type: "resource_server", scope_id: rs });
     const list = await h.admin("GET", `/uflow/v2/users/${u}/role-bindings`);
-    expect(list.body).toEqual({ items: [r.body], count: 1 });
+    expect(list.body).toEqual({ items: [r.body], count: 1, next_cursor: null });
   });
 
   it("answers 404 for a user who is not a member of the workspace", async () => {
@@ -168,7 +168,7 @@ describe("user and service-account bindings", () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ subject_type: "service_account", subject_id: c.id, role_id: role.id });
     const byId = await h.admin("GET", `/svc/clientms/clients/${c.id}/role-bindings`);
-    expect(byId.body).toEqual({ items: [r.body], count: 1 });
+    expect(byId.body).toEqual({ items: [r.body], count: 1, next_cursor: null });
   });
 
   it("answers 404 for an unknown client and for another workspace's client", async () => {
@@ -188,7 +188,7 @@ describe("list and delete", () => {
     const b = (await bind(`/uflow/v2/groups/${g}/role-bindings`, { expires_at: new Date(clock.now().getTime() + 1000).toISOString() })).body;
     clock.advance(2000);
     const list = await h.admin("GET", `/uflow/v2/groups/${g}/role-bindings`);
-    expect(list.body).toEqual({ items: [a, b], count: 2 });
+    expect(list.body).toEqual({ items: [a, b], count: 2, next_cursor: null });
   });
 
   it("deletes a binding (204); again is 404; another workspace cannot see or delete it", async () => {
@@ -201,7 +201,7 @@ describe("list and delete", () => {
     expect((await h.request("POST", `/uflow/v2/groups/${g}/role-bindings`, { token: other.token, json: { tenant_id: other.workspaceId, role_id: role.id } })).status).toBe(404);
     expect((await h.admin("DELETE", `/uflow/v2/role-bindings/${b.id}`)).status).toBe(204);
     expect((await h.admin("DELETE", `/uflow/v2/role-bindings/${b.id}`)).status).toBe(404);
-    expect((await h.admin("GET", `/uflow/v2/groups/${g}/role-bindings`)).body).toEqual({ items: [], count: 0 });
+    expect((await h.admin("GET", `/uflow/v2/groups/${g}/role-bindings`)).body).toEqual({ items: [], count: 0, next_cursor: null });
   });
 
   it("a plain member may not create or delete bindings", async () => {

@@ -120,7 +120,7 @@ describe("nothing is recorded before activation", () => {
     await admin(rs.id, "PUT", "/access-policy", { enabled: true, default_role_id: role2 });
     await admin(rs.id, "PUT", "/access-policy", { enabled: false });
     await admin(rs.id, "POST", "/rotate-introspection-secret");
-    expect(await events(rs.id)).toEqual({ items: [], count: 0 });
+    expect(await events(rs.id)).toEqual({ items: [], count: 0, next_cursor: null });
     expect(await h.db.driftEvent.count({ where: { rsId: rs.id } })).toBe(0);
   });
 });

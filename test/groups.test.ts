@@ -70,11 +70,11 @@ describe("group members", () => {
     expect(add.status).toBe(201);
     expect(add.body).toMatchObject({ group_id: g.id, user_id: u, user_email: `g${seq}@example.test`, user_username: `g${seq}` });
     const members = await h.admin("GET", `/uflow/v2/groups/${g.id}/members`);
-    expect(members.body).toEqual({ items: [add.body], count: 1 });
+    expect(members.body).toEqual({ items: [add.body], count: 1, next_cursor: null });
     expect((await h.admin("GET", `/uflow/v2/groups/${g.id}`)).body.member_count).toBe(1);
 
     expect((await h.admin("DELETE", `/uflow/v2/groups/${g.id}/members/${u}`)).status).toBe(204);
-    expect((await h.admin("GET", `/uflow/v2/groups/${g.id}/members`)).body).toEqual({ items: [], count: 0 });
+    expect((await h.admin("GET", `/uflow/v2/groups/${g.id}/members`)).body).toEqual({ items: [], count: 0, next_cursor: null });
     expect((await h.admin("DELETE", `/uflow/v2/groups/${g.id}/members/${u}`)).status).toBe(404);
   });
 
@@ -109,7 +109,7 @@ describe("workspace isolation", () => {
     await h.admin("POST", `/uflow/v2/groups/${g.id}/members`, { user_id: u });
     const other = await h.createWorkspace(`iso${++seq}@example.test`);
     const as = (method: string, path: string, json?: unknown) => h.request(method, path, { token: other.token, json });
-    expect((await as("GET", "/uflow/v2/groups")).body).toEqual({ items: [], count: 0 });
+    expect((await as("GET", "/uflow/v2/groups")).body).toEqual({ items: [], count: 0, next_cursor: null });
     for (const [method, path, json] of [
       ["GET", `/uflow/v2/groups/${g.id}`],
       ["DELETE", `/uflow/v2/groups/${g.id}`],

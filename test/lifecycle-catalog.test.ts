@@ -104,7 +104,7 @@ describe("scopes", () => {
     expect(m.denied_tools).toContain("list_dir");
     expect((await h.db.roleGrant.findMany({ where: { roleId: role } })).map((g) => g.scopeKey)).toEqual(["files:write"]);
     // Not ready: no drift is recorded.
-    expect((await call(id, "GET", "/drift-events")).body).toEqual({ items: [], count: 0 });
+    expect((await call(id, "GET", "/drift-events")).body).toEqual({ items: [], count: 0, next_cursor: null });
   });
 });
 

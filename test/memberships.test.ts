@@ -108,7 +108,7 @@ describe("GET memberships", () => {
     expect(ops.body.count).toBe(1);
 
     const both = await h.admin("GET", `${base()}?status=left&type=contractor`);
-    expect(both.body).toEqual({ items: [], count: 0 });
+    expect(both.body).toEqual({ items: [], count: 0, next_cursor: null });
 
     const owners = await h.admin("GET", `${base()}?type=owner&status=active`);
     expect(owners.body.items.map((m: { user_id: string }) => m.user_id)).toEqual([h.ownerId]);

@@ -105,7 +105,7 @@ describe("resource server registration", () => {
     expect((await as("PUT", `/svc/resource-servers/${mine.id}`, { name: "x" })).status).toBe(404);
     expect((await as("DELETE", `/svc/resource-servers/${mine.id}`)).status).toBe(404);
     expect((await as("POST", `/svc/resource-servers/${mine.id}/rotate-introspection-secret`)).status).toBe(404);
-    expect((await as("GET", "/svc/resource-servers")).body).toEqual({ items: [], count: 0 });
+    expect((await as("GET", "/svc/resource-servers")).body).toEqual({ items: [], count: 0, next_cursor: null });
     // The same URL may be protected by another workspace.
     expect((await as("POST", "/svc/resource-servers", body({ public_base_url: "https://iso.example.test" }))).status).toBe(201);
   });

@@ -187,7 +187,7 @@ describe("permissions and workspace isolation", () => {
     expect((await as("GET", `/svc/authmgr/roles/${role.id}`)).status).toBe(404);
     expect((await as("PUT", `/svc/authmgr/roles/${role.id}`, { name: "stolen", grants: [] })).status).toBe(404);
     expect((await as("DELETE", `/svc/authmgr/roles/${role.id}`)).status).toBe(404);
-    expect((await as("GET", "/svc/authmgr/roles")).body).toEqual({ items: [], count: 0 });
+    expect((await as("GET", "/svc/authmgr/roles")).body).toEqual({ items: [], count: 0, next_cursor: null });
     const grantOnOurs = await as("POST", "/svc/authmgr/roles", { name: "x", grants: [{ resource_server_id: files, scope_ids: ["files:read"] }] });
     expect(grantOnOurs.status).toBe(400);
     expect(grantOnOurs.body.error).toMatch(/^grants\.0\.resource_server_id: /);

@@ -1,7 +1,7 @@
 // Admin REST for OAuth clients (spec "Access policy and clients", DESIGN.md "Interfaces fixed
 // here"). Thin: parse (zod), call one service method, answer.
 //   POST   /svc/resource-servers/:id/clients                      pre-register (201, secret once)
-//   GET    /svc/resource-servers/:id/clients?kind=&status=        {items, count}
+//   GET    /svc/resource-servers/:id/clients?kind=&status=&limit=&cursor=  {items, count, next_cursor}
 //   GET    /svc/resource-servers/:id/clients/:client_id           one client
 //   PATCH  /svc/resource-servers/:id/clients/:client_id           configure (scopes, lifetime, ...)
 //   POST   /svc/resource-servers/:id/clients/:client_id/revoke    revoke (200, the revoked client)

@@ -1,7 +1,7 @@
 // Admin REST for groups and their members (/uflow/v2/groups; the workspace comes from the token).
 import { Router } from "express";
 import { z } from "zod";
-import { addGroupMemberSchema, createGroupSchema, type GroupService } from "../modules/rbac";
+import { addGroupMemberSchema, createGroupSchema, listGroupMembersQuery, listGroupsQuery, type GroupService } from "../modules/rbac";
 import { actorOf } from "./admin-auth";
 import { parseWith } from "./validation";
 
@@ -13,8 +13,8 @@ export function groupsRouter(groups: GroupService): Router {
   r.post("/uflow/v2/groups", async (req, res) => {
     res.status(201).json(await groups.create(actorOf(res), parseWith(createGroupSchema, req.body)));
   });
-  r.get("/uflow/v2/groups", async (_req, res) => {
-    res.json(await groups.list(actorOf(res)));
+  r.get("/uflow/v2/groups", async (req, res) => {
+    res.json(await groups.list(actorOf(res), parseWith(listGroupsQuery, req.query, "query")));
   });
   r.get("/uflow/v2/groups/:group_id", async (req, res) => {
     res.json(await groups.get(actorOf(res), parseWith(groupParams, req.params).group_id));
@@ -24,7 +24,8 @@ export function groupsRouter(groups: GroupService): Router {
     res.status(204).end();
   });
   r.get("/uflow/v2/groups/:group_id/members", async (req, res) => {
-    res.json(await groups.listMembers(actorOf(res), parseWith(groupParams, req.params).group_id));
+    const { group_id } = parseWith(groupParams, req.params);
+    res.json(await groups.listMembers(actorOf(res), group_id, parseWith(listGroupMembersQuery, req.query, "query")));
   });
   // Idempotent: 201 when added, 200 when the user already was a member.
   r.post("/uflow/v2/groups/:group_id/members", async (req, res) => {

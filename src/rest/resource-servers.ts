@@ -2,7 +2,7 @@
 // one service method, answer.
 import { Router } from "express";
 import { z } from "zod";
-import { createResourceServerSchema, updateResourceServerSchema, type ResourceServerService } from "../modules/resource-servers";
+import { createResourceServerSchema, listResourceServersQuery, updateResourceServerSchema, type ResourceServerService } from "../modules/resource-servers";
 import { actorOf } from "./admin-auth";
 import { parseWith } from "./validation";
 
@@ -13,8 +13,8 @@ export function resourceServersRouter(servers: ResourceServerService): Router {
   r.post("/svc/resource-servers", async (req, res) => {
     res.status(201).json(await servers.create(actorOf(res), parseWith(createResourceServerSchema, req.body)));
   });
-  r.get("/svc/resource-servers", async (_req, res) => {
-    res.json(await servers.list(actorOf(res)));
+  r.get("/svc/resource-servers", async (req, res) => {
+    res.json(await servers.list(actorOf(res), parseWith(listResourceServersQuery, req.query, "query")));
   });
   r.get("/svc/resource-servers/:id", async (req, res) => {
     res.json(await servers.get(actorOf(res), parseWith(idParams, req.params).id));

@@ -2,7 +2,7 @@
 // service accounts (under the client-management prefix, spec "Gateway module prefixes").
 import { Router } from "express";
 import { z } from "zod";
-import { createBindingSchema, type BindingService, type BindingSubject } from "../modules/rbac";
+import { createBindingSchema, listRoleBindingsQuery, type BindingService, type BindingSubject } from "../modules/rbac";
 import { actorOf } from "./admin-auth";
 import { parseWith } from "./validation";
 
@@ -25,7 +25,8 @@ export function roleBindingsRouter(bindings: BindingService): Router {
       res.status(201).json(await bindings.create(actorOf(res), subject, parseWith(createBindingSchema, req.body)));
     });
     r.get(path, async (req, res) => {
-      res.json(await bindings.listFor(actorOf(res), subjectOf(req.params)));
+      const subject = subjectOf(req.params);
+      res.json(await bindings.listFor(actorOf(res), subject, parseWith(listRoleBindingsQuery, req.query, "query")));
     });
   }
   r.get("/uflow/v2/role-bindings/:binding_id", async (req, res) => {

@@ -1,7 +1,7 @@
 // Admin REST for roles under the RBAC module prefix (spec "Gateway module prefixes": GET /svc/authmgr/roles).
 import { Router } from "express";
 import { z } from "zod";
-import { roleInputSchema, type RoleService } from "../modules/rbac";
+import { listRolesQuery, roleInputSchema, type RoleService } from "../modules/rbac";
 import { actorOf } from "./admin-auth";
 import { parseWith } from "./validation";
 
@@ -9,8 +9,8 @@ const roleParams = z.object({ role_id: z.string().uuid("must be a UUID") });
 
 export function rolesRouter(roles: RoleService): Router {
   const r = Router();
-  r.get("/svc/authmgr/roles", async (_req, res) => {
-    res.json(await roles.list(actorOf(res)));
+  r.get("/svc/authmgr/roles", async (req, res) => {
+    res.json(await roles.list(actorOf(res), parseWith(listRolesQuery, req.query, "query")));
   });
   r.post("/svc/authmgr/roles", async (req, res) => {
     res.status(201).json(await roles.create(actorOf(res), parseWith(roleInputSchema, req.body)));

@@ -2,7 +2,16 @@
 // manifest push. Thin: parse (zod), call one service method, answer.
 import { Router } from "express";
 import { z } from "zod";
-import { createScopeSchema, createToolSchema, markPublicSchema, scopeTokenSchema, toolScopeMapSchema, type ResourceServerLifecycle } from "../modules/resource-servers";
+import {
+  createScopeSchema,
+  createToolSchema,
+  listScopesQuery,
+  listToolsQuery,
+  markPublicSchema,
+  scopeTokenSchema,
+  toolScopeMapSchema,
+  type ResourceServerLifecycle,
+} from "../modules/resource-servers";
 import { actorOf } from "./admin-auth";
 import { idParams } from "./resource-servers";
 import { parseWith } from "./validation";
@@ -22,7 +31,8 @@ export function toolsScopesRouter(l: ResourceServerLifecycle): Router {
     res.json(await l.catalog.setToolScopeMap(actorOf(res), id, parseWith(toolScopeMapSchema, req.body)));
   });
   r.get(`${base}/tools`, async (req, res) => {
-    res.json(await l.catalog.listTools(actorOf(res), parseWith(idParams, req.params).id));
+    const { id } = parseWith(idParams, req.params);
+    res.json(await l.catalog.listTools(actorOf(res), id, parseWith(listToolsQuery, req.query, "query")));
   });
   r.post(`${base}/tools`, async (req, res) => {
     const { id } = parseWith(idParams, req.params);
@@ -33,7 +43,8 @@ export function toolsScopesRouter(l: ResourceServerLifecycle): Router {
     res.json(await l.catalog.setPublic(actorOf(res), id, tool_id, parseWith(markPublicSchema, req.body)));
   });
   r.get(`${base}/scopes`, async (req, res) => {
-    res.json(await l.catalog.listScopes(actorOf(res), parseWith(idParams, req.params).id));
+    const { id } = parseWith(idParams, req.params);
+    res.json(await l.catalog.listScopes(actorOf(res), id, parseWith(listScopesQuery, req.query, "query")));
   });
   r.post(`${base}/scopes`, async (req, res) => {
     const { id } = parseWith(idParams, req.params);

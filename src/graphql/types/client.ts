@@ -1,9 +1,10 @@
 // Client: an OAuth client of the workspace (dcr, cimd or pre-registered). The secret hash is
 // never selected, let alone exposed: the secret is shown once, in preRegisterClient's payload.
 import { builder } from "../builder";
-import { CLIENT_KINDS, CLIENT_STATUSES } from "../../modules/clients";
+import { CLIENT_KINDS, CLIENT_LIST, CLIENT_STATUSES } from "../../modules/clients";
 import { REGISTRATION_MODES } from "../../modules/resource-servers";
 import { ClientKindEnum, ClientStatusEnum, RegistrationModeEnum, enumValue, stringList } from "./enums";
+import { CURSOR_DESCRIPTION } from "./pagination";
 
 export const ClientRef = builder.prismaObject("Client", {
   // Select mode: only requested columns are read (never secretHash; no field selects it).
@@ -38,5 +39,6 @@ export const ClientRef = builder.prismaObject("Client", {
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),
     lastUsedAt: t.expose("lastUsedAt", { type: "DateTime", nullable: true, description: "Last token issued to this client (batched, may lag slightly)." }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { createdAt: true }, resolve: (c) => CLIENT_LIST.cursorAfter(c) }),
   }),
 });

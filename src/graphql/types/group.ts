@@ -1,9 +1,10 @@
 // Group and GroupMember: members through plugin-prisma selections (folded into the parent query),
 // the group's role bindings through a per-request DataLoader (bindings name their subject by id, not
 // by a foreign key). Writes go through GroupService like the REST routes.
-import { addGroupMemberSchema, createGroupSchema } from "../../modules/rbac";
+import { GROUP_LIST, GROUP_MEMBER_LIST, ROLE_BINDING_LIST, addGroupMemberSchema, createGroupSchema } from "../../modules/rbac";
 import { builder } from "../builder";
 import { idSchema, parseArg, toWire } from "../validation";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 import { inOrder, nullIfNotFound } from "./people-support";
 import { RoleBindingRef, bindingsOfSubjects } from "./role-binding";
 
@@ -15,6 +16,7 @@ builder.prismaObject("GroupMember", {
     group: t.relation("group"),
     user: t.relation("user"),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
+    cursor: t.string({ description: `${CURSOR_DESCRIPTION} (Group.members)`, select: { createdAt: true }, resolve: (m) => GROUP_MEMBER_LIST.cursorAfter(m) }),
   }),
 });
 
@@ -27,12 +29,27 @@ export const GroupRef = builder.prismaObject("Group", {
     description: t.exposeString("description", { nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     memberCount: t.relationCount("members"),
-    members: t.relation("members", { query: { orderBy: [{ createdAt: "asc" }, { userId: "asc" }] } }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { name: true }, resolve: (g) => GROUP_LIST.cursorAfter(g) }),
+    members: t.relation("members", {
+      description: "The group's members in the order they joined (one page: first, after).",
+      args: { ...pageArgs },
+      query: (args) => {
+        const page = pageOf(GROUP_MEMBER_LIST, args);
+        return { where: GROUP_MEMBER_LIST.where({}, page.cursor), orderBy: GROUP_MEMBER_LIST.orderBy, take: page.limit };
+      },
+    }),
     roleBindings: t.loadableList({
       type: RoleBindingRef,
-      description: "The group's own bindings (expired ones included), oldest first.",
-      load: (groupIds: string[], ctx) => bindingsOfSubjects(ctx, "group", groupIds),
-      resolve: (g) => g.id,
+      description: "The group's own bindings (expired ones included), oldest first (one page: first, after).",
+      args: { ...pageArgs },
+      // Batched per path, so every parent of one batch shares the same first/after.
+      byPath: true,
+      load: (groupIds: string[], ctx, args) => bindingsOfSubjects(ctx, "group", groupIds, pageOf(ROLE_BINDING_LIST, args)),
+      // Checks first/after here, so a bad value fails this field (not the whole batch).
+      resolve: (g, args) => {
+        pageOf(ROLE_BINDING_LIST, args);
+        return g.id;
+      },
     }),
   }),
 });
@@ -40,10 +57,11 @@ export const GroupRef = builder.prismaObject("Group", {
 builder.queryFields((t) => ({
   groups: t.prismaField({
     type: ["Group"],
-    description: "The workspace's groups by name.",
-    resolve: async (query, _root, _args, ctx) => {
+    description: "The workspace's groups by name (one page: first, after).",
+    args: { ...pageArgs },
+    resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
-      const ids = (await ctx.services.rbac.groups.list(ctx.actor)).items.map((g) => g.id);
+      const ids = (await ctx.services.rbac.groups.list(ctx.actor, pageOf(GROUP_LIST, args))).items.map((g) => g.id);
       if (ids.length === 0) return [];
       return inOrder(ids, await ctx.services.db.group.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));
     },

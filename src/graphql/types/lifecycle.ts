@@ -6,6 +6,7 @@
 import DataLoader from "dataloader";
 import {
   CHECKLIST_IDS,
+  DRIFT_EVENT_LIST,
   DRIFT_EVENT_TYPES,
   FIRST_TIME_GRANTS,
   SERVER_STATES,
@@ -19,6 +20,7 @@ import {
 import { builder } from "../builder";
 import type { GraphQLContext } from "../context";
 import { ResourceServerStateEnum, enumValue } from "./enums";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 
 // ---------------------------------------------------------------- per-request loaders
 
@@ -193,6 +195,7 @@ builder.prismaObject("DriftEvent", {
     occurredBy: t.exposeID("occurredBy", { nullable: true }),
     dismissedAt: t.expose("dismissedAt", { type: "DateTime", nullable: true }),
     dismissedBy: t.exposeID("dismissedBy", { nullable: true }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { occurredAt: true }, resolve: (e) => DRIFT_EVENT_LIST.cursorAfter(e) }),
   }),
 });
 
@@ -225,11 +228,15 @@ builder.prismaObjectFields("ResourceServer", (t) => ({
   }),
   accessPolicy: t.relation("accessPolicy", { nullable: true, description: "Null until an administrator sets it." }),
   driftEvents: t.relation("driftEvents", {
-    description: "Policy changes after activation, newest first.",
-    args: { undismissed: t.arg.boolean({ required: false, defaultValue: false }) },
-    query: (args, ctx) => ({
-      where: { tenantId: ctx.actor.tenantId, ...(args.undismissed ? { dismissedAt: null } : {}) },
-      orderBy: [{ occurredAt: "desc" }, { id: "asc" }],
-    }),
+    description: "Policy changes after activation, newest first (one page: first, after).",
+    args: { undismissed: t.arg.boolean({ required: false, defaultValue: false }), ...pageArgs },
+    query: (args, ctx) => {
+      const page = pageOf(DRIFT_EVENT_LIST, args);
+      return {
+        where: DRIFT_EVENT_LIST.where({ tenantId: ctx.actor.tenantId, ...(args.undismissed ? { dismissedAt: null } : {}) }, page.cursor),
+        orderBy: DRIFT_EVENT_LIST.orderBy,
+        take: page.limit,
+      };
+    },
   }),
 }));

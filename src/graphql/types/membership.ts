@@ -1,10 +1,11 @@
 // Membership: a user's place in the workspace (spec "Tenant membership"). Queries and mutations
 // call the same MembershipService as /uflow/v2/tenants/:tenant_id/memberships.
 import { MEMBERSHIP_TYPES } from "../../shared/actor";
-import { MEMBERSHIP_STATUSES, createMembershipSchema, listMembershipsQuery, updateMembershipSchema } from "../../modules/tenancy";
+import { MEMBERSHIP_LIST, MEMBERSHIP_STATUSES, createMembershipSchema, listMembershipsQuery, updateMembershipSchema } from "../../modules/tenancy";
 import { builder } from "../builder";
 import { idSchema, parseArg, toWire } from "../validation";
 import { MembershipTypeEnum, enumValue } from "./enums";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 import { inOrder, nullIfNotFound, toWirePatch } from "./people-support";
 
 export const MembershipStatusEnum = builder.enumType("MembershipStatus", { values: MEMBERSHIP_STATUSES });
@@ -27,17 +28,18 @@ export const MembershipRef = builder.prismaObject("Membership", {
     suspendedAt: t.expose("suspendedAt", { type: "DateTime", nullable: true, description: "Set when the status became suspended; null otherwise." }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { createdAt: true }, resolve: (m) => MEMBERSHIP_LIST.cursorAfter(m) }),
   }),
 });
 
 builder.queryFields((t) => ({
   memberships: t.prismaField({
     type: ["Membership"],
-    description: "The workspace's memberships, oldest first, optionally filtered by status and type.",
-    args: { status: t.arg({ type: MembershipStatusEnum, required: false }), type: t.arg({ type: MembershipTypeEnum, required: false }) },
+    description: "The workspace's memberships, oldest first, optionally filtered by status and type (one page: first, after).",
+    args: { status: t.arg({ type: MembershipStatusEnum, required: false }), type: t.arg({ type: MembershipTypeEnum, required: false }), ...pageArgs },
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query }; // read up front: the early return below is not a forgotten query
-      const filter = parseArg(listMembershipsQuery, toWire(args), "args");
+      const filter = { ...parseArg(listMembershipsQuery, toWire({ status: args.status, type: args.type }), "args"), ...pageOf(MEMBERSHIP_LIST, args) };
       const ids = (await ctx.services.memberships.list(ctx.actor, ctx.actor.tenantId, filter)).items.map((m) => m.id);
       if (ids.length === 0) return [];
       return inOrder(ids, await ctx.services.db.membership.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));

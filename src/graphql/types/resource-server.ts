@@ -1,7 +1,8 @@
 // ResourceServer: a protected MCP server of the workspace, its endpoints, lifecycle state, the two
 // derived Applications badges, its clients (nested, through plugin-prisma selections) and client
 // counts (computed, through a per-request DataLoader).
-import { REGISTRATION_MODES, SCAN_STATUSES, SERVER_STATES, badgesOf, endpointsFor } from "../../modules/resource-servers";
+import { CLIENT_LIST } from "../../modules/clients";
+import { REGISTRATION_MODES, RESOURCE_SERVER_LIST, SCAN_STATUSES, SERVER_STATES, badgesOf, endpointsFor } from "../../modules/resource-servers";
 import { DomainError } from "../../shared/errors";
 import { builder } from "../builder";
 import type { ClientCounts } from "../loaders";
@@ -15,6 +16,7 @@ import {
   enumValue,
   stringList,
 } from "./enums";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 
 const Endpoints = builder.objectRef<ReturnType<typeof endpointsFor>>("ResourceServerEndpoints").implement({
   description: "What a resource server's runtime (or its SDK) needs to validate tokens.",
@@ -86,18 +88,27 @@ export const ResourceServerRef = builder.prismaObject("ResourceServer", {
     badges: t.field({ type: Badges, select: { state: true, scanGeneration: true }, resolve: (rs) => badgesOf(rs) }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { createdAt: true }, resolve: (rs) => RESOURCE_SERVER_LIST.cursorAfter(rs) }),
     clients: t.relation("clients", {
-      description: "OAuth clients registered against this server, oldest first.",
+      description: "OAuth clients registered against this server, oldest first (one page: first, after).",
       args: {
         status: t.arg({ type: ClientStatusEnum, required: false }),
         kind: t.arg({ type: ClientKindEnum, required: false }),
+        ...pageArgs,
       },
       // The parent is already the caller's; the tenant filter is kept anyway so a client row
       // can never be read through another workspace's server.
-      query: (args, ctx) => ({
-        where: { tenantId: ctx.actor.tenantId, ...(args.status ? { status: args.status } : {}), ...(args.kind ? { kind: args.kind } : {}) },
-        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      }),
+      query: (args, ctx) => {
+        const page = pageOf(CLIENT_LIST, args);
+        return {
+          where: CLIENT_LIST.where(
+            { tenantId: ctx.actor.tenantId, ...(args.status ? { status: args.status } : {}), ...(args.kind ? { kind: args.kind } : {}) },
+            page.cursor,
+          ),
+          orderBy: CLIENT_LIST.orderBy,
+          take: page.limit,
+        };
+      },
     }),
     clientCounts: t.field({
       type: ClientCountsRef,
@@ -120,10 +131,11 @@ function inOrder<T extends { id: string }>(ids: string[], rows: T[]): T[] {
 builder.queryFields((t) => ({
   resourceServers: t.prismaField({
     type: ["ResourceServer"],
-    description: "The workspace's resource servers (not deleted), oldest first.",
-    resolve: async (query, _root, _args, ctx) => {
+    description: "The workspace's resource servers (not deleted), oldest first (one page: first, after).",
+    args: { ...pageArgs },
+    resolve: async (query, _root, args, ctx) => {
       const selection = { ...query }; // read up front: the early return below is not a forgotten query
-      const ids = (await ctx.services.resourceServers.list(ctx.actor)).items.map((rs) => rs.id);
+      const ids = (await ctx.services.resourceServers.list(ctx.actor, pageOf(RESOURCE_SERVER_LIST, args))).items.map((rs) => rs.id);
       if (ids.length === 0) return [];
       const rows = await ctx.services.db.resourceServer.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId, deletedAt: null } });
       return inOrder(ids, rows);

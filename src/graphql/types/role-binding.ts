@@ -2,13 +2,15 @@
 // effective-access items of a user. Writes and effective access go through BindingService and
 // EffectiveAccessService, exactly like the REST routes.
 import { z } from "zod";
-import { createBindingSchema, type BindingSubject, type EffectiveAccessItem } from "../../modules/rbac";
+import { ROLE_BINDING_LIST, createBindingSchema, type BindingSubject, type EffectiveAccessItem } from "../../modules/rbac";
 import { assertCanRead } from "../../shared/actor";
+import type { PageRequest } from "../../shared/pagination";
 import { badRequest } from "../../shared/errors";
 import { builder } from "../builder";
 import type { GraphQLContext } from "../context";
 import { idSchema, parseArg, toWire } from "../validation";
 import { enumValue } from "./enums";
+import { CURSOR_DESCRIPTION } from "./pagination";
 import { nullIfNotFound } from "./people-support";
 
 const SUBJECT_TYPES = ["user", "group", "service_account"] as const;
@@ -53,21 +55,25 @@ export const RoleBindingRef = builder.prismaObject("RoleBinding", {
     source: t.exposeString("source"),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     createdBy: t.exposeID("createdBy", { nullable: true }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { createdAt: true }, resolve: (b) => ROLE_BINDING_LIST.cursorAfter(b) }),
   }),
 });
 
 /**
- * One query for the bindings of many subjects of one type (a DataLoader batch), oldest first,
- * answered as one list per subject in the order of `subjectIds`. The parents were read through the
- * services; the role check and the workspace scope are repeated here all the same.
+ * One query for one page of the bindings of many subjects of one type (a DataLoader batch), oldest
+ * first, answered as one list per subject in the order of `subjectIds`. The keyset condition applies
+ * to every subject alike; the page size is cut per subject here (in the query too when the batch
+ * has one subject). The parents were read through the services; the role check and the workspace
+ * scope are repeated here all the same.
  */
-export async function bindingsOfSubjects(ctx: GraphQLContext, subjectType: "user" | "group", subjectIds: readonly string[]) {
+export async function bindingsOfSubjects(ctx: GraphQLContext, subjectType: "user" | "group", subjectIds: readonly string[], page: PageRequest) {
   assertCanRead(ctx.actor);
   const rows = await ctx.services.db.roleBinding.findMany({
-    where: { tenantId: ctx.actor.tenantId, subjectType, subjectId: { in: [...subjectIds] } },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    where: ROLE_BINDING_LIST.where({ tenantId: ctx.actor.tenantId, subjectType, subjectId: { in: [...subjectIds] } }, page.cursor),
+    orderBy: ROLE_BINDING_LIST.orderBy,
+    ...(subjectIds.length === 1 ? { take: page.limit } : {}),
   });
-  return subjectIds.map((id) => rows.filter((b) => b.subjectId === id));
+  return subjectIds.map((id) => rows.filter((b) => b.subjectId === id).slice(0, page.limit));
 }
 
 export const EffectiveAccessItemRef = builder.objectRef<EffectiveAccessItem>("EffectiveAccessItem").implement({

@@ -1,8 +1,9 @@
 // Role: a name and the scopes it grants per resource server (DESIGN "/svc/authmgr/roles"). Grants
 // come with the role's own row (one selection); writes go through RoleService like the REST routes.
-import { roleInputSchema } from "../../modules/rbac";
+import { ROLE_LIST, roleInputSchema } from "../../modules/rbac";
 import { builder } from "../builder";
 import { idSchema, parseArg } from "../validation";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 import { inOrder, nullIfNotFound } from "./people-support";
 
 const RoleGrantRef = builder.objectRef<{ resourceServerId: string; scopeIds: string[] }>("RoleGrant").implement({
@@ -34,16 +35,18 @@ builder.prismaObject("Role", {
     }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, select: { name: true }, resolve: (role) => ROLE_LIST.cursorAfter(role) }),
   }),
 });
 
 builder.queryFields((t) => ({
   roles: t.prismaField({
     type: ["Role"],
-    description: "The workspace's roles by name.",
-    resolve: async (query, _root, _args, ctx) => {
+    description: "The workspace's roles by name (one page: first, after).",
+    args: { ...pageArgs },
+    resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
-      const ids = (await ctx.services.rbac.roles.list(ctx.actor)).items.map((r) => r.id);
+      const ids = (await ctx.services.rbac.roles.list(ctx.actor, pageOf(ROLE_LIST, args))).items.map((r) => r.id);
       if (ids.length === 0) return [];
       return inOrder(ids, await ctx.services.db.role.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));
     },

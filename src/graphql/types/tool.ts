@@ -1,8 +1,10 @@
 // Tool and Scope of a resource server, and ResourceServer.tools / .scopes. Nested lists resolve
 // through plugin-prisma selections (folded into the parent's query), so servers -> tools -> scopes
 // costs a fixed number of SQL statements however many rows there are.
+import { SCOPE_LIST, TOOL_LIST } from "../../modules/resource-servers";
 import { builder } from "../builder";
 import { enumValue } from "./enums";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 
 export const TOOL_SOURCES = ["scan", "manifest", "manual"] as const;
 export const ToolSourceEnum = builder.enumType("ToolSource", { values: TOOL_SOURCES, description: "How Toolgate learned of a tool." });
@@ -26,6 +28,7 @@ export const ToolRef = builder.prismaObject("Tool", {
     lastSeenGeneration: t.exposeInt("lastSeenGeneration", { description: "Scan generation in which the tool was last listed (0: never by a scan)." }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    cursor: t.string({ description: `${CURSOR_DESCRIPTION} (ResourceServer.tools)`, select: { name: true }, resolve: (tool) => TOOL_LIST.cursorAfter(tool) }),
   }),
 });
 
@@ -37,6 +40,7 @@ export const ScopeRef = builder.prismaObject("Scope", {
     name: t.exposeString("name"),
     description: t.exposeString("description", { nullable: true }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
+    cursor: t.string({ description: `${CURSOR_DESCRIPTION} (ResourceServer.scopes)`, select: { key: true }, resolve: (scope) => SCOPE_LIST.cursorAfter(scope) }),
   }),
 });
 
@@ -69,15 +73,23 @@ builder.prismaObjectField(ScopeRef, "tools", (t) =>
 
 builder.prismaObjectFields("ResourceServer", (t) => ({
   tools: t.relation("tools", {
-    description: "The server's tools by name, stale ones included unless asked otherwise.",
-    args: { includeStale: t.arg.boolean({ required: false, defaultValue: true }) },
-    query: (args, ctx) => ({
-      where: { tenantId: ctx.actor.tenantId, ...(args.includeStale === false ? { stale: false } : {}) },
-      orderBy: { name: "asc" },
-    }),
+    description: "The server's tools by name, stale ones included unless asked otherwise (one page: first, after).",
+    args: { includeStale: t.arg.boolean({ required: false, defaultValue: true }), ...pageArgs },
+    query: (args, ctx) => {
+      const page = pageOf(TOOL_LIST, args);
+      return {
+        where: TOOL_LIST.where({ tenantId: ctx.actor.tenantId, ...(args.includeStale === false ? { stale: false } : {}) }, page.cursor),
+        orderBy: TOOL_LIST.orderBy,
+        take: page.limit,
+      };
+    },
   }),
   scopes: t.relation("scopes", {
-    description: "The server's scopes by scope id (scopesSupported mirrors them).",
-    query: (_args, ctx) => ({ where: { tenantId: ctx.actor.tenantId }, orderBy: { key: "asc" } }),
+    description: "The server's scopes by scope id (scopesSupported mirrors them; one page: first, after).",
+    args: { ...pageArgs },
+    query: (args, ctx) => {
+      const page = pageOf(SCOPE_LIST, args);
+      return { where: SCOPE_LIST.where({ tenantId: ctx.actor.tenantId }, page.cursor), orderBy: SCOPE_LIST.orderBy, take: page.limit };
+    },
   }),
 }));

@@ -2,12 +2,14 @@
 // limited to the caller's workspace (their membership, end-user state, groups and bindings here).
 // Nested rows come with the parent's query (plugin-prisma selections); bindings and effective
 // access are batched per request (DataLoaders), so a list of users costs a fixed number of queries.
+import { ROLE_BINDING_LIST } from "../../modules/rbac";
 import { toEndUserView } from "../../modules/tenancy";
 import { builder } from "../builder";
 import { idSchema, parseArg } from "../validation";
 import { EndUserRef } from "./end-user";
 import { GroupRef } from "./group";
 import { MembershipRef } from "./membership";
+import { pageArgs, pageOf } from "./pagination";
 import { nullIfNotFound } from "./people-support";
 import { EffectiveAccessItemRef, RoleBindingRef, bindingsOfSubjects } from "./role-binding";
 
@@ -40,9 +42,16 @@ builder.prismaObject("User", {
     }),
     roleBindings: t.loadableList({
       type: RoleBindingRef,
-      description: "The user's own bindings here (not those of their groups), expired ones included.",
-      load: (userIds: string[], ctx) => bindingsOfSubjects(ctx, "user", userIds),
-      resolve: (u) => u.id,
+      description: "The user's own bindings here (not those of their groups), expired ones included, oldest first (one page: first, after).",
+      args: { ...pageArgs },
+      // Batched per path, so every parent of one batch shares the same first/after.
+      byPath: true,
+      load: (userIds: string[], ctx, args) => bindingsOfSubjects(ctx, "user", userIds, pageOf(ROLE_BINDING_LIST, args)),
+      // Checks first/after here, so a bad value fails this field (not the whole batch).
+      resolve: (u, args) => {
+        pageOf(ROLE_BINDING_LIST, args);
+        return u.id;
+      },
     }),
     effectiveAccess: t.loadableList({
       type: EffectiveAccessItemRef,

@@ -12,7 +12,9 @@ import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { Client } from "../../generated/sqlite/client";
 import { DbNull } from "@prisma/client/runtime/client";
+import type { Page } from "../../shared/pagination";
 import {
+  CLIENT_LIST,
   TOKEN_LIFETIME,
   defaultGrantTypes,
   type CreateClientInput,
@@ -91,14 +93,16 @@ export class ClientService {
     });
   }
 
-  async list(actor: Actor, resourceServerId: string, query: ListClientsQuery): Promise<{ items: ClientView[]; count: number }> {
+  /** One page of the server's clients, oldest first (CLIENT_LIST). */
+  async list(actor: Actor, resourceServerId: string, query: ListClientsQuery): Promise<Page<ClientView>> {
     assertCanRead(actor);
     await this.servers.findLive(this.db, actor, resourceServerId);
     const rows = await this.db.client.findMany({
-      where: { tenantId: actor.tenantId, resourceServerId, kind: query.kind, status: query.status },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      where: CLIENT_LIST.where({ tenantId: actor.tenantId, resourceServerId, kind: query.kind, status: query.status }, query.cursor),
+      orderBy: CLIENT_LIST.orderBy,
+      take: query.limit + 1,
     });
-    return { items: rows.map(toClientView), count: rows.length };
+    return CLIENT_LIST.page(rows, query.limit, toClientView);
   }
 
   async get(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {

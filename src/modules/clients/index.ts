@@ -12,6 +12,7 @@ export {
   dashboardClientSchema,
   updateClientSchema,
   listClientsQuerySchema,
+  CLIENT_LIST,
   clientIdParamSchema,
   type ClientKind,
   type ClientStatus,

@@ -1,6 +1,8 @@
 // Input validation for OAuth clients (zod, strict: unknown fields are 400). Wire names follow the
 // spec ("Client") and DESIGN.md's fixed interfaces; rows are camelCase (see views.ts).
 import { z } from "zod";
+import type { Prisma } from "../../generated/sqlite/client";
+import { Keyset, pageQuery } from "../../shared/pagination";
 import { isLoopbackHttp } from "../../shared/loopback";
 import { uniqueList } from "../../shared/zod";
 import { nameSchema, scopeTokenSchema } from "../resource-servers";
@@ -90,11 +92,22 @@ export const updateClientSchema = z
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
 export type UpdateClientInput = z.infer<typeof updateClientSchema>;
 
-/** GET .../clients?kind=&status= */
+/** The clients of a resource server: oldest first, the row id breaking ties. */
+export const CLIENT_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.ClientWhereInput, Prisma.ClientOrderByWithRelationInput[]>(
+  "clients",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (c) => [c.createdAt, c.id],
+);
+
+/** GET .../clients?kind=&status=&limit=&cursor= */
 export const listClientsQuerySchema = z
   .object({
     kind: z.enum(CLIENT_KINDS).optional(),
     status: z.enum(CLIENT_STATUSES).optional(),
+    ...pageQuery(CLIENT_LIST),
   })
   .strict();
 export type ListClientsQuery = z.infer<typeof listClientsQuerySchema>;

@@ -8,7 +8,8 @@ import type { IdGenerator } from "../../shared/ids";
 import { badRequest, forbidden, notFound } from "../../shared/errors";
 import { isUuid } from "../../shared/ids";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
-import type { CreateBindingInput } from "./schemas";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
+import { ROLE_BINDING_LIST, type CreateBindingInput } from "./schemas";
 import { toRoleBindingView, type RoleBindingView } from "./views";
 
 /** Who a binding is for, as the paths name them. A client is named by its OAuth client_id (or internal id). */
@@ -57,15 +58,16 @@ export class BindingService {
     return toRoleBindingView(row);
   }
 
-  /** The subject's own bindings (not those inherited through groups), expired ones included. */
-  async listFor(actor: Actor, subject: BindingSubject): Promise<{ items: RoleBindingView[]; count: number }> {
+  /** One page of the subject's own bindings (not those inherited through groups), expired ones included, oldest first (ROLE_BINDING_LIST). */
+  async listFor(actor: Actor, subject: BindingSubject, page: PageRequest = FIRST_PAGE): Promise<Page<RoleBindingView>> {
     assertCanRead(actor);
     const subjectId = await this.subjectId(this.db, actor, subject);
     const rows = await this.db.roleBinding.findMany({
-      where: { tenantId: actor.tenantId, subjectType: subject.type, subjectId },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      where: ROLE_BINDING_LIST.where({ tenantId: actor.tenantId, subjectType: subject.type, subjectId }, page.cursor),
+      orderBy: ROLE_BINDING_LIST.orderBy,
+      take: page.limit + 1,
     });
-    return { items: rows.map(toRoleBindingView), count: rows.length };
+    return ROLE_BINDING_LIST.page(rows, page.limit, toRoleBindingView);
   }
 
   async get(actor: Actor, id: string): Promise<RoleBindingView> {
@@ -79,6 +81,33 @@ export class BindingService {
       await this.find(tx, actor, id);
       await tx.roleBinding.delete({ where: { id } });
     });
+  }
+
+  /** For the transaction that removes a member from the workspace (tenancy's hook, wired in app.ts). */
+  async removeUserBindings(tx: DbOrTx, tenantId: string, userId: string): Promise<void> {
+    await tx.roleBinding.deleteMany({ where: { tenantId, subjectType: "user", subjectId: userId } });
+  }
+
+  /**
+   * The first-time-user grant of a server's access policy, in the sign-in's transaction: the
+   * default role on that one server (source "first_time_grant"). Returns the binding id.
+   */
+  async grantFirstTime(tx: DbOrTx, g: { tenantId: string; roleId: string; userId: string; resourceServerId: string }): Promise<string> {
+    const binding = await tx.roleBinding.create({
+      data: {
+        id: this.ids.uuid(),
+        tenantId: g.tenantId,
+        roleId: g.roleId,
+        subjectType: "user",
+        subjectId: g.userId,
+        scopeType: "resource_server",
+        scopeId: g.resourceServerId,
+        source: "first_time_grant",
+        createdAt: this.clock.now(),
+      },
+      select: { id: true },
+    });
+    return binding.id;
   }
 
   private async find(tx: DbOrTx, actor: Actor, id: string) {

@@ -7,7 +7,8 @@ import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
-import type { CreateGroupInput } from "./schemas";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
+import { GROUP_LIST, GROUP_MEMBER_LIST, type CreateGroupInput } from "./schemas";
 import { toGroupMemberView, toGroupView, type GroupMemberView, type GroupView } from "./views";
 
 const withCount = { _count: { select: { members: true } } } as const;
@@ -34,10 +35,16 @@ export class GroupService {
     }
   }
 
-  async list(actor: Actor): Promise<{ items: GroupView[]; count: number }> {
+  /** One page of the workspace's groups, by name (GROUP_LIST). */
+  async list(actor: Actor, page: PageRequest = FIRST_PAGE): Promise<Page<GroupView>> {
     assertCanRead(actor);
-    const rows = await this.db.group.findMany({ where: { tenantId: actor.tenantId }, include: withCount, orderBy: [{ name: "asc" }, { id: "asc" }] });
-    return { items: rows.map(toGroupView), count: rows.length };
+    const rows = await this.db.group.findMany({
+      where: GROUP_LIST.where({ tenantId: actor.tenantId }, page.cursor),
+      include: withCount,
+      orderBy: GROUP_LIST.orderBy,
+      take: page.limit + 1,
+    });
+    return GROUP_LIST.page(rows, page.limit, toGroupView);
   }
 
   async get(actor: Actor, id: string): Promise<GroupView> {
@@ -87,11 +94,17 @@ export class GroupService {
     });
   }
 
-  async listMembers(actor: Actor, groupId: string): Promise<{ items: GroupMemberView[]; count: number }> {
+  /** One page of a group's members, in the order they joined (GROUP_MEMBER_LIST). */
+  async listMembers(actor: Actor, groupId: string, page: PageRequest = FIRST_PAGE): Promise<Page<GroupMemberView>> {
     assertCanRead(actor);
     await this.find(this.db, actor, groupId);
-    const rows = await this.db.groupMember.findMany({ where: { groupId }, include: withUser, orderBy: [{ createdAt: "asc" }, { userId: "asc" }] });
-    return { items: rows.map(toGroupMemberView), count: rows.length };
+    const rows = await this.db.groupMember.findMany({
+      where: GROUP_MEMBER_LIST.where({ groupId }, page.cursor),
+      include: withUser,
+      orderBy: GROUP_MEMBER_LIST.orderBy,
+      take: page.limit + 1,
+    });
+    return GROUP_MEMBER_LIST.page(rows, page.limit, toGroupMemberView);
   }
 
   /** The workspace's group, or 404. */
@@ -99,5 +112,10 @@ export class GroupService {
     const g = await tx.group.findFirst({ where: { id, tenantId: actor.tenantId } });
     if (!g) throw notFound("group");
     return g;
+  }
+
+  /** For the transaction that removes a member from the workspace (tenancy's hook, wired in app.ts). */
+  async removeUserEverywhere(tx: DbOrTx, tenantId: string, userId: string): Promise<void> {
+    await tx.groupMember.deleteMany({ where: { tenantId, userId } });
   }
 }

@@ -18,6 +18,7 @@ export { GroupService } from "./group-service";
 export { BindingService, type BindingSubject } from "./binding-service";
 export { EffectiveAccessService } from "./effective-access";
 export { roleInputSchema, createGroupSchema, addGroupMemberSchema, createBindingSchema, SCOPE_TYPES, type RoleInput, type CreateGroupInput, type CreateBindingInput } from "./schemas";
+export { ROLE_LIST, GROUP_LIST, GROUP_MEMBER_LIST, ROLE_BINDING_LIST, listRolesQuery, listGroupsQuery, listGroupMembersQuery, listRoleBindingsQuery } from "./schemas";
 export type { RoleView, GroupView, GroupMemberView, RoleBindingView, EffectiveAccessItem } from "./views";
 
 export interface RbacServices {

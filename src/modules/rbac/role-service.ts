@@ -7,7 +7,8 @@ import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
-import type { RoleInput } from "./schemas";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
+import { ROLE_LIST, type RoleInput } from "./schemas";
 import { toRoleView, type RoleView } from "./views";
 
 const withGrants = { grants: { select: { resourceServerId: true, scopeKey: true } } } as const;
@@ -19,10 +20,16 @@ export class RoleService {
     private readonly ids: IdGenerator,
   ) {}
 
-  async list(actor: Actor): Promise<{ items: RoleView[]; count: number }> {
+  /** One page of the workspace's roles, by name (ROLE_LIST). */
+  async list(actor: Actor, page: PageRequest = FIRST_PAGE): Promise<Page<RoleView>> {
     assertCanRead(actor);
-    const rows = await this.db.role.findMany({ where: { tenantId: actor.tenantId }, include: withGrants, orderBy: [{ name: "asc" }, { id: "asc" }] });
-    return { items: rows.map(toRoleView), count: rows.length };
+    const rows = await this.db.role.findMany({
+      where: ROLE_LIST.where({ tenantId: actor.tenantId }, page.cursor),
+      include: withGrants,
+      orderBy: ROLE_LIST.orderBy,
+      take: page.limit + 1,
+    });
+    return ROLE_LIST.page(rows, page.limit, toRoleView);
   }
 
   async get(actor: Actor, id: string): Promise<RoleView> {

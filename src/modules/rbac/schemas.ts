@@ -1,6 +1,8 @@
 // Input validation for roles, groups and role bindings (zod, strict: unknown fields are 400).
 // REST and GraphQL parse with these same schemas, so both refuse the same input the same way.
 import { z } from "zod";
+import type { Prisma } from "../../generated/sqlite/client";
+import { Keyset, pageQuerySchema } from "../../shared/pagination";
 import { uniqueList } from "../../shared/zod";
 import { scopeTokenSchema } from "../resource-servers";
 
@@ -30,12 +32,45 @@ export const roleInputSchema = z
   .strict();
 export type RoleInput = z.infer<typeof roleInputSchema>;
 
+/** The roles list: by name, the row id breaking ties. */
+export const ROLE_LIST = new Keyset<{ name: string; id: string }, Prisma.RoleWhereInput, Prisma.RoleOrderByWithRelationInput[]>(
+  "roles",
+  [
+    { field: "name", dir: "asc", kind: "string" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (r) => [r.name, r.id],
+);
+export const listRolesQuery = pageQuerySchema(ROLE_LIST);
+
 // ---------------------------------------------------------------- groups
 
 export const createGroupSchema = z.object({ name, description }).strict();
 export type CreateGroupInput = z.infer<typeof createGroupSchema>;
 
 export const addGroupMemberSchema = z.object({ user_id: uuid() }).strict();
+
+/** The groups list: by name, the row id breaking ties. */
+export const GROUP_LIST = new Keyset<{ name: string; id: string }, Prisma.GroupWhereInput, Prisma.GroupOrderByWithRelationInput[]>(
+  "groups",
+  [
+    { field: "name", dir: "asc", kind: "string" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (g) => [g.name, g.id],
+);
+export const listGroupsQuery = pageQuerySchema(GROUP_LIST);
+
+/** The members of a group: in the order they joined, the user id breaking ties (the key is group + user). */
+export const GROUP_MEMBER_LIST = new Keyset<{ createdAt: Date; userId: string }, Prisma.GroupMemberWhereInput, Prisma.GroupMemberOrderByWithRelationInput[]>(
+  "group-members",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "userId", dir: "asc", kind: "string" },
+  ],
+  (m) => [m.createdAt, m.userId],
+);
+export const listGroupMembersQuery = pageQuerySchema(GROUP_MEMBER_LIST);
 
 // ---------------------------------------------------------------- role bindings
 
@@ -80,3 +115,14 @@ export const createBindingSchema = z
     expiresAt: b.expires_at ? new Date(b.expires_at) : null,
   }));
 export type CreateBindingInput = z.output<typeof createBindingSchema>;
+
+/** The bindings of one subject (user, group or service account): oldest first, the row id breaking ties. */
+export const ROLE_BINDING_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.RoleBindingWhereInput, Prisma.RoleBindingOrderByWithRelationInput[]>(
+  "role-bindings",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (b) => [b.createdAt, b.id],
+);
+export const listRoleBindingsQuery = pageQuerySchema(ROLE_BINDING_LIST);

@@ -114,6 +114,19 @@ export class ScopeResolver {
     });
   }
 
+  /**
+   * What a signed-in user holds on the server now, or null when they may hold nothing in the
+   * workspace (not an active member, or suspended): the refresh and sign-in grants' question.
+   */
+  async userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null> {
+    const q: ScopeQuery = { tenantId, resourceServerId, subject: { type: "user", id: userId } };
+    return this.resolve((look) => {
+      const facts = this.facts(q, look);
+      if (facts === MISSING) return MISSING;
+      return facts.active ? this.granted(facts.bindings, q, look) : null;
+    });
+  }
+
   /** Which of the token's scopes does the subject still hold? Keeps the token's order. */
   async narrow(q: ScopeQuery, tokenScopes: readonly string[]): Promise<string[]> {
     const held = await this.scopesFor(q);

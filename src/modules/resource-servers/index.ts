@@ -3,6 +3,8 @@ export { ResourceServerRegistry, type RegisteredServer } from "./registry";
 export {
   createResourceServerSchema,
   updateResourceServerSchema,
+  listResourceServersQuery,
+  RESOURCE_SERVER_LIST,
   scopeTokenSchema,
   nameSchema,
   REGISTRATION_MODES,
@@ -15,6 +17,8 @@ export { createLifecycle, type ResourceServerLifecycle, type LifecycleDeps } fro
 export { SERVER_STATES, SCAN_STATUSES, stateAfterScan, activationBlockedByState, type ServerState } from "./state-machine";
 export { scanMcpServer, ScanFailure, type Scanner, type ScannedTool, type ScanOptions } from "./scan/mcp-scanner";
 export { createToolSchema, markPublicSchema, createScopeSchema, toolScopeMapSchema, toolNameSchema } from "./catalog/schemas";
+export { TOOL_LIST, SCOPE_LIST, listToolsQuery, listScopesQuery } from "./catalog/schemas";
+export { DRIFT_EVENT_LIST, listDriftEventsQuery } from "./drift/views";
 export { accessPolicySchema, FIRST_TIME_GRANTS } from "./access-policy/schemas";
 export { compileScopeMatrix, deniedTools, type ScopeMatrix } from "./policy/compile";
 export type { CompiledPolicy, PolicyDocument } from "./policy/policy-cache";

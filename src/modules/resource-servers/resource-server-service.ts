@@ -8,7 +8,8 @@ import { conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { ResourceServerRegistry } from "./registry";
 import { canonicalResource, joinResourceUrl } from "../../shared/resource-url";
-import type { CreateResourceServerInput, UpdateResourceServerInput } from "./schemas";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
+import { RESOURCE_SERVER_LIST, type CreateResourceServerInput, type UpdateResourceServerInput } from "./schemas";
 import { endpointsFor, toResourceServerView, type ResourceServerView } from "./views";
 
 /** Introspection secrets are 256-bit random strings, shown once, stored as a peppered hash. */
@@ -102,10 +103,15 @@ export class ResourceServerService {
     };
   }
 
-  async list(actor: Actor): Promise<{ items: ResourceServerView[]; count: number }> {
+  /** One page of the workspace's live resource servers, oldest first (RESOURCE_SERVER_LIST). */
+  async list(actor: Actor, page: PageRequest = FIRST_PAGE): Promise<Page<ResourceServerView>> {
     assertCanRead(actor);
-    const rows = await this.db.resourceServer.findMany({ where: { tenantId: actor.tenantId, deletedAt: null }, orderBy: { createdAt: "asc" } });
-    return { items: rows.map((r) => toResourceServerView(this.publicUrl, r)), count: rows.length };
+    const rows = await this.db.resourceServer.findMany({
+      where: RESOURCE_SERVER_LIST.where({ tenantId: actor.tenantId, deletedAt: null }, page.cursor),
+      orderBy: RESOURCE_SERVER_LIST.orderBy,
+      take: page.limit + 1,
+    });
+    return RESOURCE_SERVER_LIST.page(rows, page.limit, (r) => toResourceServerView(this.publicUrl, r));
   }
 
   async get(actor: Actor, id: string): Promise<ResourceServerView> {

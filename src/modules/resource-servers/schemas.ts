@@ -1,5 +1,7 @@
 // Input validation for resource-server registration and update (zod, strict: unknown fields are 400).
 import { z } from "zod";
+import type { Prisma } from "../../generated/sqlite/client";
+import { Keyset, pageQuerySchema } from "../../shared/pagination";
 import { uniqueList } from "../../shared/zod";
 
 export const REGISTRATION_MODES = ["dcr", "cimd", "prereg"] as const;
@@ -59,3 +61,14 @@ export const updateResourceServerSchema = z
   .strict()
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
 export type UpdateResourceServerInput = z.infer<typeof updateResourceServerSchema>;
+
+/** The workspace's resource servers: oldest first, the row id breaking ties. */
+export const RESOURCE_SERVER_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.ResourceServerWhereInput, Prisma.ResourceServerOrderByWithRelationInput[]>(
+  "resource-servers",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (rs) => [rs.createdAt, rs.id],
+);
+export const listResourceServersQuery = pageQuerySchema(RESOURCE_SERVER_LIST);

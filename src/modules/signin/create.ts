@@ -5,7 +5,7 @@ import type { Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { AuthorizationCodes } from "./authorization-codes";
-import { FirstTimeGrant } from "./first-time-grant";
+import { FirstTimeGrant, type GrantRole } from "./first-time-grant";
 import { RefreshTokens } from "./refresh-tokens";
 import { SignInService, type SignInPorts } from "./signin-service";
 import { TicketSealer } from "./tickets";
@@ -18,6 +18,8 @@ export interface SignInDeps {
   ticketKey: Buffer;
   issuer: string;
   ports: SignInPorts;
+  /** rbac's first-time grant (BindingService.grantFirstTime). */
+  grantRole: GrantRole;
 }
 
 export interface SignInServices {
@@ -30,7 +32,7 @@ export interface SignInServices {
 export function createSignIn(deps: SignInDeps): SignInServices {
   const codes = new AuthorizationCodes(deps.db, deps.clock, deps.ids);
   const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids);
-  const firstTimeGrant = new FirstTimeGrant(deps.db, deps.clock, deps.ids);
+  const firstTimeGrant = new FirstTimeGrant(deps.db, deps.clock, deps.grantRole);
   const tickets = new TicketSealer(deps.ticketKey, () => deps.clock.now());
   const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer, deps.ids);
   return { service, codes, refreshTokens, firstTimeGrant };

@@ -3,16 +3,18 @@
 // server creates a binding of that role scoped to the server. It happens once per user and server
 // (recorded in ServerSignIn, in the same transaction); later policy changes leave existing
 // bindings untouched, and users who sign in after a change get the role in force then.
-import type { Db } from "../../storage";
+import type { Db, Tx } from "../../storage";
 import type { Clock } from "../../shared/clock";
-import type { IdGenerator } from "../../shared/ids";
 import { isUniqueViolation } from "../../storage";
+
+/** Creates the role binding in the sign-in's transaction (rbac owns RoleBinding; wired in app.ts). */
+export type GrantRole = (tx: Tx, g: { tenantId: string; roleId: string; userId: string; resourceServerId: string }) => Promise<string>;
 
 export class FirstTimeGrant {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly ids: IdGenerator,
+    private readonly grantRole: GrantRole,
   ) {}
 
   /** Records the sign-in; on the first one applies the policy. Returns the created binding id, if any. */
@@ -26,20 +28,7 @@ export class FirstTimeGrant {
         await tx.serverSignIn.create({ data: { tenantId, userId, resourceServerId, firstAt: now } });
         const policy = await tx.accessPolicy.findFirst({ where: { resourceServerId, tenantId } });
         if (!policy?.enabled || !policy.defaultRoleId || policy.firstTimeGrant !== "default_role") return;
-        const binding = await tx.roleBinding.create({
-          data: {
-            id: this.ids.uuid(),
-            tenantId,
-            roleId: policy.defaultRoleId,
-            subjectType: "user",
-            subjectId: userId,
-            scopeType: "resource_server",
-            scopeId: resourceServerId,
-            source: "first_time_grant",
-            createdAt: now,
-          },
-        });
-        bindingId = binding.id;
+        bindingId = await this.grantRole(tx, { tenantId, roleId: policy.defaultRoleId, userId, resourceServerId });
       });
     } catch (e) {
       // A concurrent first sign-in of the same user won the race: nothing more to do.

@@ -11,6 +11,7 @@ import {
   type SignInClient,
   type ValidatedAuthorization,
 } from "./authorization-request";
+import { DomainError } from "../../shared/errors";
 import type { FirstTimeGrant } from "./first-time-grant";
 import type { IdGenerator } from "../../shared/ids";
 import { consentPage, errorPage, loginPage, type ClientDisplay, type FormActions } from "./pages";
@@ -21,12 +22,10 @@ const LOGIN_TICKET_TTL_S = 600;
 const CONSENT_TICKET_TTL_S = 300;
 
 export interface SignInPorts extends AuthorizePorts {
-  /** Password check; null when the email/password pair is wrong (no hint which). */
+  /** Password check; null when the email/password pair is wrong (no hint which); a throttled account throws too_many_requests. */
   verifyUser(email: string, password: string): Promise<{ id: string; email: string } | null>;
-  /** Whether the user may hold anything in the workspace now (active member, not suspended). */
-  isActive(tenantId: string, userId: string): Promise<boolean>;
-  /** The scopes the user holds now on the server (the one scope resolver). */
-  scopesFor(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string>>;
+  /** The scopes the user holds now on the server (the one scope resolver), or null when they may hold nothing in the workspace. */
+  userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
 }
 
 /** What the HTTP adapter does next. */
@@ -98,9 +97,10 @@ export class SignInService {
   async login(ticket: string | undefined, email: string, password: string): Promise<SignInStep> {
     const t = this.tickets.open<LoginTicket>("authorize", ticket);
     if (!t) return { kind: "page", status: 400, html: errorPage("This sign-in page has expired. Start again from the application.") };
-    const user = await this.ports.verifyUser(email, password);
+    // A throttled account gets the same page as a wrong password (no hint for a guesser).
+    const user = await this.ports.verifyUser(email, password).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
     if (!user) return this.loginStep(t.r, { clientName: t.n }, "Invalid email or password.", email);
-    if (!(await this.ports.isActive(t.r.tenantId, user.id))) {
+    if (!(await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, user.id))) {
       return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
     }
     const consent = this.tickets.seal("consent", { ...t, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
@@ -117,10 +117,11 @@ export class SignInService {
     if (!t || typeof t.j !== "string") return { kind: "page", status: 400, html: errorPage("This consent page has expired. Start again from the application.") };
     if (decision !== "allow") return this.errorRedirect(t.r, "access_denied", "the user denied the request");
     // Re-check: the user may have been suspended while the consent page was open.
-    if (!(await this.ports.isActive(t.r.tenantId, t.u))) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
+    if (!(await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, t.u))) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
     await this.firstTimeGrant.onSignIn(t.r.tenantId, t.r.resourceServerId, t.u);
-    // The code carries the requested scopes the user holds now; introspection re-resolves later.
-    const held = await this.ports.scopesFor(t.r.tenantId, t.r.resourceServerId, t.u);
+    // The code carries the requested scopes the user holds now (the first-time grant may have just
+    // added some); introspection re-resolves later.
+    const held = (await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, t.u)) ?? new Set<string>();
     const scope = t.r.scopes.filter((s) => held.has(s)).join(" ");
     const code = await this.codes.issue(
       {

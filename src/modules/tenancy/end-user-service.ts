@@ -9,7 +9,8 @@ import type { IdGenerator } from "../../shared/ids";
 import { conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite, assertSameTenant } from "../../shared/actor";
 import type { EndUserState } from "../../generated/sqlite/client";
-import type { ListEndUsersFilter, PatchEndUserInput } from "./end-user-schemas";
+import type { Page } from "../../shared/pagination";
+import { END_USER_LIST, type ListEndUsersFilter, type PatchEndUserInput } from "./end-user-schemas";
 import { toEndUserView, type EndUserView } from "./views";
 
 interface StateChange {
@@ -27,7 +28,12 @@ export class EndUserService {
     private readonly dbKind: "sqlite" | "postgresql",
   ) {}
 
-  async list(actor: Actor, tenantId: string, filter: ListEndUsersFilter): Promise<{ items: EndUserView[]; count: number }> {
+  /**
+   * One page of the workspace's members as end users, by email (END_USER_LIST). With `q`, the page
+   * is read first and then re-checked literally, so it may hold fewer than `limit` items (even none)
+   * while `next_cursor` still continues after the last row read.
+   */
+  async list(actor: Actor, tenantId: string, filter: ListEndUsersFilter): Promise<Page<EndUserView>> {
     assertSameTenant(actor, tenantId);
     assertCanRead(actor);
     const userWhere: Prisma.UserWhereInput[] = [];
@@ -39,16 +45,19 @@ export class EndUserService {
     if (filter.status === "active") userWhere.push({ endUserState: { none: { tenantId, status: "suspended" } } });
     if (filter.plan_tier) userWhere.push({ endUserState: { some: { tenantId, planTier: filter.plan_tier } } });
     const rows = await this.db.membership.findMany({
-      where: { tenantId, user: { AND: userWhere } },
-      select: { user: { select: { id: true, email: true, username: true, endUserState: { where: { tenantId } } } } },
-      orderBy: [{ user: { email: "asc" } }],
+      where: END_USER_LIST.where({ tenantId, user: { AND: userWhere } }, filter.cursor),
+      select: { userId: true, user: { select: { id: true, email: true, username: true, endUserState: { where: { tenantId } } } } },
+      orderBy: END_USER_LIST.orderBy,
+      take: filter.limit + 1,
     });
+    // The cursor continues after the last row READ, not the last one kept by the re-check below.
+    const page = END_USER_LIST.slice(rows, filter.limit);
     // The database narrows with LIKE, where "%" and "_" are wildcards (Prisma does not escape them on
     // every provider); a LIKE match is a superset of the literal one, so re-check literally here.
     const q = filter.q?.toLowerCase();
-    const matching = q ? rows.filter(({ user }) => user.email.toLowerCase().includes(q) || user.username.toLowerCase().includes(q)) : rows;
+    const matching = q ? page.rows.filter(({ user }) => user.email.toLowerCase().includes(q) || user.username.toLowerCase().includes(q)) : page.rows;
     const items = matching.map(({ user }) => toEndUserView(tenantId, user, user.endUserState[0]));
-    return { items, count: items.length };
+    return { items, count: items.length, next_cursor: page.next_cursor };
   }
 
   async get(actor: Actor, tenantId: string, userId: string): Promise<EndUserView> {

@@ -8,6 +8,7 @@ export {
   createMembershipSchema,
   updateMembershipSchema,
   listMembershipsQuery,
+  MEMBERSHIP_LIST,
   type MembershipStatus,
   type CreateMembershipInput,
   type UpdateMembershipInput,
@@ -18,7 +19,9 @@ export {
   patchEndUserSchema,
   suspendEndUserSchema,
   listEndUsersQuery,
+  END_USER_LIST,
   type EndUserStatus,
   type PatchEndUserInput,
   type ListEndUsersFilter,
 } from "./end-user-schemas";
+export { AdminAuthenticator, AdminAuthError, bearerToken } from "./admin-authentication";

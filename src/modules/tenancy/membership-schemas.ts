@@ -1,7 +1,9 @@
 // Input validation for workspace memberships (spec "Tenant membership", "Memberships").
 // Unknown enum values are 400 naming the field; unknown body fields are 400 too.
 import { z } from "zod";
+import type { Prisma } from "../../generated/sqlite/client";
 import { MEMBERSHIP_TYPES } from "../../shared/actor";
+import { Keyset, pageQuery } from "../../shared/pagination";
 
 export const MEMBERSHIP_STATUSES = ["active", "invited", "suspended", "left"] as const;
 export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number];
@@ -30,9 +32,20 @@ export const updateMembershipSchema = z
   .refine((v) => Object.keys(v).length > 0, "nothing to update: send status, membership_type or external_id");
 export type UpdateMembershipInput = z.infer<typeof updateMembershipSchema>;
 
-/** List filters: `status` and `type` (the membership type). Other query parameters are ignored. */
+/** The memberships list: oldest first, the row id breaking ties. */
+export const MEMBERSHIP_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.MembershipWhereInput, Prisma.MembershipOrderByWithRelationInput[]>(
+  "memberships",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (m) => [m.createdAt, m.id],
+);
+
+/** List filters `status` and `type` (the membership type) and the page (`limit`, `cursor`). Other query parameters are ignored. */
 export const listMembershipsQuery = z.object({
   status: z.enum(MEMBERSHIP_STATUSES).optional(),
   type: z.enum(MEMBERSHIP_TYPES).optional(),
+  ...pageQuery(MEMBERSHIP_LIST),
 });
 export type ListMembershipsFilter = z.infer<typeof listMembershipsQuery>;

@@ -13,12 +13,15 @@ import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { badRequest, conflict, forbidden, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite, assertSameTenant } from "../../shared/actor";
-import type { CreateMembershipInput, ListMembershipsFilter, UpdateMembershipInput } from "./membership-schemas";
+import type { Page } from "../../shared/pagination";
+import { MEMBERSHIP_LIST, type CreateMembershipInput, type ListMembershipsFilter, type UpdateMembershipInput } from "./membership-schemas";
 import { toMemberView, type MemberView } from "./views";
 
 const withUser = { user: { select: { email: true, username: true } } } as const;
 
 export class MembershipService {
+  private readonly removedHooks: Array<(tx: Tx, tenantId: string, userId: string) => Promise<void>> = [];
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -26,15 +29,17 @@ export class MembershipService {
     private readonly dbKind: "sqlite" | "postgresql",
   ) {}
 
-  async list(actor: Actor, tenantId: string, filter: ListMembershipsFilter): Promise<{ items: MemberView[]; count: number }> {
+  /** One page of the workspace's memberships, oldest first (MEMBERSHIP_LIST). */
+  async list(actor: Actor, tenantId: string, filter: ListMembershipsFilter): Promise<Page<MemberView>> {
     assertSameTenant(actor, tenantId);
     assertCanRead(actor);
     const rows = await this.db.membership.findMany({
-      where: { tenantId, status: filter.status, membershipType: filter.type },
+      where: MEMBERSHIP_LIST.where({ tenantId, status: filter.status, membershipType: filter.type }, filter.cursor),
       include: withUser,
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      orderBy: MEMBERSHIP_LIST.orderBy,
+      take: filter.limit + 1,
     });
-    return { items: rows.map(toMemberView), count: rows.length };
+    return MEMBERSHIP_LIST.page(rows, filter.limit, toMemberView);
   }
 
   async get(actor: Actor, tenantId: string, userId: string): Promise<MemberView> {
@@ -120,11 +125,16 @@ export class MembershipService {
         this.assertOwner(actor, "only an owner may remove an owner");
         if (current.status === "active") await this.assertAnotherActiveOwner(tx, tenantId, userId);
       }
-      await tx.groupMember.deleteMany({ where: { tenantId, userId } });
-      await tx.roleBinding.deleteMany({ where: { tenantId, subjectType: "user", subjectId: userId } });
+      // Group memberships and role bindings belong to rbac: it removes them through the hooks wired in app.ts.
+      for (const hook of this.removedHooks) await hook(tx, tenantId, userId);
       await tx.endUserState.deleteMany({ where: { tenantId, userId } });
       await tx.membership.delete({ where: { id: current.id } });
     });
+  }
+
+  /** Runs in the transaction that removes a member (other modules drop what they hold for that user there). */
+  onRemoved(hook: (tx: Tx, tenantId: string, userId: string) => Promise<void>): void {
+    this.removedHooks.push(hook);
   }
 
   private async find(tx: DbOrTx, tenantId: string, userId: string) {

@@ -10,8 +10,9 @@ import { badRequest, conflict, notFound } from "../../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../../shared/actor";
 import type { ResourceServerService } from "../resource-server-service";
 import type { DriftRecorder } from "../drift/record";
-import { loadScopes, loadTools, type LoadedTool } from "./read";
-import type { CreateScopeInput, CreateToolInput, MarkPublicInput, ToolScopeMapInput } from "./schemas";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../../shared/pagination";
+import { loadScopes, loadScopesPage, loadTools, loadToolsPage, type LoadedTool } from "./read";
+import { SCOPE_LIST, TOOL_LIST, type CreateScopeInput, type CreateToolInput, type MarkPublicInput, type ToolScopeMapInput } from "./schemas";
 import { toScopeMatrixView, toScopeView, toToolView, type ScopeMatrixView, type ScopeView, type ToolView } from "./views";
 
 /** Runs inside the transaction that deletes scope `scopeKey` of server `rsId`. */
@@ -28,18 +29,18 @@ export class CatalogService {
     private readonly ids: IdGenerator,
   ) {}
 
-  async listTools(actor: Actor, rsId: string): Promise<{ items: ToolView[]; count: number }> {
+  /** One page of the server's tools, by name (TOOL_LIST). */
+  async listTools(actor: Actor, rsId: string, page: PageRequest = FIRST_PAGE): Promise<Page<ToolView>> {
     assertCanRead(actor);
     await this.servers.findLive(this.db, actor, rsId);
-    const tools = await loadTools(this.db, actor.tenantId, rsId);
-    return { items: tools.map(toToolView), count: tools.length };
+    return TOOL_LIST.page(await loadToolsPage(this.db, actor.tenantId, rsId, page), page.limit, toToolView);
   }
 
-  async listScopes(actor: Actor, rsId: string): Promise<{ items: ScopeView[]; count: number }> {
+  /** One page of the server's scopes, by scope id (SCOPE_LIST). */
+  async listScopes(actor: Actor, rsId: string, page: PageRequest = FIRST_PAGE): Promise<Page<ScopeView>> {
     assertCanRead(actor);
     await this.servers.findLive(this.db, actor, rsId);
-    const scopes = await loadScopes(this.db, actor.tenantId, rsId);
-    return { items: scopes.map((s) => toScopeView(s)), count: scopes.length };
+    return SCOPE_LIST.page(await loadScopesPage(this.db, actor.tenantId, rsId, page), page.limit, (s) => toScopeView(s));
   }
 
   async scopeMatrix(actor: Actor, rsId: string): Promise<ScopeMatrixView> {

@@ -1,5 +1,7 @@
 // Input of the tool and scope endpoints (zod, strict: unknown fields are a 400 naming them).
 import { z } from "zod";
+import type { Prisma } from "../../../generated/sqlite/client";
+import { Keyset, pageQuerySchema } from "../../../shared/pagination";
 import { uniqueList } from "../../../shared/zod";
 import { nameSchema, scopeTokenSchema } from "../schemas";
 
@@ -63,3 +65,25 @@ export const toolScopeMapSchema = z
   })
   .strict();
 export type ToolScopeMapInput = z.infer<typeof toolScopeMapSchema>;
+
+/** A server's tools: by name (unique per server), the row id breaking ties all the same. */
+export const TOOL_LIST = new Keyset<{ name: string; id: string }, Prisma.ToolWhereInput, Prisma.ToolOrderByWithRelationInput[]>(
+  "tools",
+  [
+    { field: "name", dir: "asc", kind: "string" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (t) => [t.name, t.id],
+);
+export const listToolsQuery = pageQuerySchema(TOOL_LIST);
+
+/** A server's scopes: by scope id (key, unique per server), the row id breaking ties all the same. */
+export const SCOPE_LIST = new Keyset<{ key: string; id: string }, Prisma.ScopeWhereInput, Prisma.ScopeOrderByWithRelationInput[]>(
+  "scopes",
+  [
+    { field: "key", dir: "asc", kind: "string" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (s) => [s.key, s.id],
+);
+export const listScopesQuery = pageQuerySchema(SCOPE_LIST);

@@ -6,7 +6,8 @@ import type { Clock } from "../../../shared/clock";
 import { notFound } from "../../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../../shared/actor";
 import type { ResourceServerService } from "../resource-server-service";
-import { DRIFT_ORDER, toDriftEventView, type DriftEventView } from "./views";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../../shared/pagination";
+import { DRIFT_EVENT_LIST, toDriftEventView, type DriftEventView } from "./views";
 
 export class DriftService {
   constructor(
@@ -15,14 +16,16 @@ export class DriftService {
     private readonly clock: Clock,
   ) {}
 
-  async list(actor: Actor, rsId: string, opts: { undismissed?: boolean } = {}): Promise<{ items: DriftEventView[]; count: number }> {
+  /** One page of the server's drift events, newest first (DRIFT_EVENT_LIST). */
+  async list(actor: Actor, rsId: string, opts: { undismissed?: boolean } & PageRequest = FIRST_PAGE): Promise<Page<DriftEventView>> {
     assertCanRead(actor);
     await this.servers.findLive(this.db, actor, rsId);
     const rows = await this.db.driftEvent.findMany({
-      where: { rsId, tenantId: actor.tenantId, ...(opts.undismissed ? { dismissedAt: null } : {}) },
-      orderBy: DRIFT_ORDER,
+      where: DRIFT_EVENT_LIST.where({ rsId, tenantId: actor.tenantId, ...(opts.undismissed ? { dismissedAt: null } : {}) }, opts.cursor),
+      orderBy: DRIFT_EVENT_LIST.orderBy,
+      take: opts.limit + 1,
     });
-    return { items: rows.map(toDriftEventView), count: rows.length };
+    return DRIFT_EVENT_LIST.page(rows, opts.limit, toDriftEventView);
   }
 
   async dismiss(actor: Actor, rsId: string, eventId: string): Promise<DriftEventView> {

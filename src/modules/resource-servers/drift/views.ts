@@ -1,5 +1,7 @@
 // Wire view of a drift event: the spec's field names (snake_case), timestamps as ISO 8601.
-import type { DriftEvent } from "../../../generated/sqlite/client";
+import type { DriftEvent, Prisma } from "../../../generated/sqlite/client";
+import { Keyset, pageQuery } from "../../../shared/pagination";
+import { z } from "zod";
 
 export function toDriftEventView(e: DriftEvent) {
   return {
@@ -15,5 +17,21 @@ export function toDriftEventView(e: DriftEvent) {
 }
 export type DriftEventView = ReturnType<typeof toDriftEventView>;
 
-/** Newest first; events written together keep a stable order. */
-export const DRIFT_ORDER = [{ occurredAt: "desc" as const }, { id: "asc" as const }];
+/** A server's drift events: newest first; events written together keep a stable order (the row id). */
+export const DRIFT_EVENT_LIST = new Keyset<{ occurredAt: Date; id: string }, Prisma.DriftEventWhereInput, Prisma.DriftEventOrderByWithRelationInput[]>(
+  "drift-events",
+  [
+    { field: "occurredAt", dir: "desc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (e) => [e.occurredAt, e.id],
+);
+export const DRIFT_ORDER = DRIFT_EVENT_LIST.orderBy;
+
+/** GET .../drift-events?undismissed=true|false&limit=&cursor= (strict: other parameters are a 400). */
+export const listDriftEventsQuery = z
+  .object({
+    undismissed: z.enum(["true", "false"], { error: 'must be "true" or "false"' }).optional(),
+    ...pageQuery(DRIFT_EVENT_LIST),
+  })
+  .strict();
