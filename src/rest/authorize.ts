@@ -5,6 +5,10 @@
 import { Router, type Response } from "express";
 import { z } from "zod";
 import { authorizeQuerySchema, type SignInService, type SignInStep } from "../modules/signin";
+import type { Logger } from "../shared/logger";
+import { formBody } from "./oauth";
+import { oauthErrorHandler } from "./oauth-errors";
+import { rejectUnsafeInput } from "./input-hygiene";
 
 // Pages must never be cached or framed (clickjacking of the consent button), and must not leak
 // the request (with its state and code challenge) through the Referer header.
@@ -37,8 +41,10 @@ function singleValued(query: Record<string, unknown>): Record<string, string | u
   return out;
 }
 
-export function authorizeRouter(signIn: SignInService): Router {
+export function authorizeRouter(signIn: SignInService, logger: Logger): Router {
   const r = Router();
+  // The pages' own form posts; a body or query the server cannot store is an OAuth invalid_request.
+  r.use("/oauth/authorize", formBody, rejectUnsafeInput);
   r.get("/oauth/authorize", async (req, res) => {
     const single = singleValued(req.query as Record<string, unknown>);
     const parsed = single ? authorizeQuerySchema.safeParse(single) : null;
@@ -58,5 +64,6 @@ export function authorizeRouter(signIn: SignInService): Router {
     if (!form.success) return send(res, { kind: "page", status: 400, html: "<!doctype html><title>Bad request</title><p>Malformed form.</p>" });
     send(res, await signIn.consent(form.data.ticket, form.data.decision));
   });
+  r.use(oauthErrorHandler(logger));
   return r;
 }

@@ -1,21 +1,25 @@
 // OAuth endpoints (RFC 6749 token, RFC 7662 introspection, RFC 7009 revocation): thin adapters.
 // Each parses the form (zod: a flat record of strings; repeated names become arrays and are
 // judged by the module), reads the Authorization header, calls one module method and answers.
-// Errors are OAuthErrors, turned into RFC 6749 §5.2 bodies by rest/errors.ts.
-import { Router, type Request } from "express";
+// The router parses its own form bodies and installs its own error handler (rest/oauth-errors.ts),
+// so every failure on these paths, body-parser ones included, answers in the OAuth shape.
+import express, { Router, type Request } from "express";
 import { z } from "zod";
 import { oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
 import { parseBasicAuth } from "./basic-auth";
 import { sendEmpty, sendJson } from "./oauth-response";
+import { oauthErrorHandler } from "./oauth-errors";
+import { rejectUnsafeInput } from "./input-hygiene";
+import type { Logger } from "../shared/logger";
 
 /** application/x-www-form-urlencoded parameters; a repeated name arrives as an array. */
 const formSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
 /** RFC 6749 §3.2: the token endpoint (and, by reference, §2 of RFC 7009/7662) takes a form POST. */
 function formParams(req: Request): Record<string, unknown> {
-  if (!req.is("application/x-www-form-urlencoded")) throw oauthError("invalid_request");
+  if (!req.is("application/x-www-form-urlencoded")) throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
   const parsed = formSchema.safeParse(req.body ?? {});
-  if (!parsed.success) throw oauthError("invalid_request");
+  if (!parsed.success) throw oauthError("invalid_request", "form parameters are not text");
   return parsed.data;
 }
 
@@ -31,8 +35,13 @@ export interface OAuthEndpoints {
   revocation: RevocationEndpoint;
 }
 
-export function oauthRouter(endpoints: OAuthEndpoints): Router {
+/** OAuth bodies are small forms (RFC 6749 §4.1.3): size- and parameter-limited. */
+export const FORM_BODY_LIMIT = "16kb";
+export const formBody = express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 50 });
+
+export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
   const r = Router();
+  r.use(["/oauth/token", "/oauth/introspect", "/oauth/revoke"], formBody, rejectUnsafeInput);
   r.post("/oauth/token", async (req, res) => {
     sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
   });
@@ -48,5 +57,6 @@ export function oauthRouter(endpoints: OAuthEndpoints): Router {
     await endpoints.revocation.revoke(clientCredentials(req));
     sendEmpty(res);
   });
+  r.use(oauthErrorHandler(logger));
   return r;
 }

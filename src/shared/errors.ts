@@ -1,5 +1,5 @@
 // Domain errors. Services throw these; the REST and GraphQL adapters map them to the wire shapes
-// fixed by the spec (admin REST: {error}; OAuth: RFC 6749 {error, error_description}).
+// fixed by the spec (admin REST: {error}). The OAuth endpoints' errors live in modules/oauth/errors.ts.
 
 export type DomainErrorCode =
   | "bad_request" // 400
@@ -30,6 +30,8 @@ export class DomainError extends Error {
     message: string,
     /** Extra fields merged into the admin REST body, e.g. {failed: [...]} or {failure_reason}. */
     readonly details?: Record<string, unknown>,
+    /** Internal: why, for the log with the request id (never sent, never a secret). */
+    readonly reason?: string,
   ) {
     super(message);
     this.name = "DomainError";
@@ -46,29 +48,3 @@ export const notFound = (what: string) => new DomainError("not_found", `${what} 
 /** A dependency (the database) cannot answer now: fail closed, the caller may retry. `cause` is logged, never sent. */
 export const unavailable = (cause: unknown) => Object.assign(new DomainError("unavailable", "temporarily unavailable, try again shortly"), { cause });
 export const conflict = (message: string, details?: Record<string, unknown>) => new DomainError("conflict", message, details);
-
-/** RFC 6749 §5.2 / RFC 7009 / RFC 8707 error codes used at the OAuth endpoints. */
-export type OAuthErrorCode =
-  | "invalid_request"
-  | "invalid_client"
-  | "invalid_grant"
-  | "unauthorized_client"
-  | "unsupported_grant_type"
-  | "invalid_scope"
-  | "invalid_target"
-  | "unsupported_token_type"
-  | "access_denied"
-  | "server_error"
-  | "temporarily_unavailable";
-
-export class OAuthError extends Error {
-  constructor(
-    readonly error: OAuthErrorCode,
-    /** One public description per failure class: never tells a prober which check failed. */
-    readonly description: string,
-    readonly status: number = error === "invalid_client" ? 401 : error === "temporarily_unavailable" ? 503 : 400,
-  ) {
-    super(`${error}: ${description}`);
-    this.name = "OAuthError";
-  }
-}

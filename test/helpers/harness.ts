@@ -3,6 +3,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
+import { Writable } from "node:stream";
 import { SignJWT } from "jose";
 import { ADMIN_AUDIENCE } from "../../src/modules/tokens";
 import { loadConfig, type Config } from "../../src/config";
@@ -20,6 +21,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Skip creating the first workspace and owner. */
   empty?: boolean;
+  /** Collects the server's log lines (parsed JSON, level info and above) instead of discarding them. */
+  logs?: Record<string, unknown>[];
 }
 
 export interface HttpResult<T = any> {
@@ -136,7 +139,11 @@ export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
     ...opts.env,
   });
   const { db, masterKey } = await boot(config);
-  const toolgate = await createApp({ config, db, masterKey, logger: createLogger(config.logLevel), clock: opts.clock });
+  const logs = opts.logs;
+  const logger = logs
+    ? createLogger("info", new Writable({ write: (chunk, _enc, done) => (logs.push(JSON.parse(String(chunk))), done()) }))
+    : createLogger(config.logLevel);
+  const toolgate = await createApp({ config, db, masterKey, logger, clock: opts.clock });
   await toolgate.start();
   server.on("request", toolgate.app);
   let workspaceId = "";

@@ -32,7 +32,7 @@ export class ClientAuthenticator {
   constructor(private readonly clients: ClientRegistry) {}
 
   async authenticate(input: ClientCredentialsInput): Promise<AuthenticatedClient> {
-    if (input.malformedAuthorization) throw oauthError("invalid_client");
+    if (input.malformedAuthorization) throw oauthError("invalid_client", "Authorization header is not valid Basic");
     const bodyId = single(input.params, "client_id");
     const bodySecret = single(input.params, "client_secret");
     let id: string;
@@ -41,7 +41,7 @@ export class ClientAuthenticator {
     if (input.basic) {
       // Two methods at once, or a body client_id naming someone else: malformed, not a failed login.
       if (bodySecret !== undefined || (bodyId !== undefined && bodyId !== input.basic.id)) {
-        throw oauthError("invalid_request");
+        throw oauthError("invalid_request", "more than one client authentication method, or a body client_id other than Basic's");
       }
       ({ id, secret } = input.basic);
       method = "client_secret_basic";
@@ -51,10 +51,11 @@ export class ClientAuthenticator {
       method = "client_secret_post";
     } else {
       // No credentials (or a client_id without a secret: public clients are not accepted here yet).
-      throw oauthError("invalid_client");
+      throw oauthError("invalid_client", "no client credentials");
     }
     const client = await this.verify(id, secret);
-    if (!client || client.status !== "approved") throw oauthError("invalid_client");
+    if (!client) throw oauthError("invalid_client", "unknown client_id or wrong secret");
+    if (client.status !== "approved") throw oauthError("invalid_client", `client status ${client.status}`);
     return { client, method };
   }
 

@@ -4,7 +4,7 @@ export { IntrospectionEndpoint, type IntrospectionRequest } from "./introspectio
 export { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 export { createGrants, clientCredentialsGrant, type GrantDeps, type SignInGrantDeps, type GrantHandler, type GrantContext, type GrantResult } from "./grants";
 export { buildServerMetadata, OAUTH_PATHS, type ServerMetadata, type MetadataContributor } from "./metadata";
-export { OAUTH_ERROR_DESCRIPTIONS, oauthError } from "./errors";
+export { OAUTH_ERROR_DESCRIPTIONS, OAuthError, oauthError, requestShapeError, invalidInput, type OAuthErrorCode } from "./errors";
 export { single, required, multi, type RawParams } from "./params";
 export { TokenFamilies } from "./token-families";
 export { createOAuth, type OAuthDeps, type OAuthServices } from "./create";

@@ -25,7 +25,7 @@ export class IntrospectionEndpoint {
 
   /** Synchronous on the common path (see IntrospectionService.introspect); throws OAuthError. */
   introspect(req: IntrospectionRequest): IntrospectionResult | Promise<IntrospectionResult> {
-    if (!req.basic) throw oauthError("invalid_client");
+    if (!req.basic) throw oauthError("invalid_client", "no Basic credentials of a resource server");
     const { id, secret } = req.basic;
     const server = this.servers.get(id);
     if (server instanceof Promise) return server.then((rs) => this.answer(req, this.authenticate(rs, id, secret)));
@@ -33,7 +33,7 @@ export class IntrospectionEndpoint {
   }
 
   private answer(req: IntrospectionRequest, caller: RegisteredServer | undefined): IntrospectionResult | Promise<IntrospectionResult> {
-    if (!caller) throw oauthError("invalid_client");
+    if (!caller) throw oauthError("invalid_client", "unknown resource server or wrong introspection secret");
     const token = required(req.params(), "token");
     return this.introspection.introspect(caller, token);
   }

@@ -9,14 +9,14 @@ export type RawParams = Record<string, unknown>;
 export function single(params: RawParams, name: string): string | undefined {
   const v = params[name];
   if (v === undefined || v === "") return undefined;
-  if (typeof v !== "string") throw oauthError("invalid_request");
+  if (typeof v !== "string") throw oauthError("invalid_request", `parameter ${name} repeated or not text`);
   return v;
 }
 
 /** A required single-valued parameter. */
 export function required(params: RawParams, name: string): string {
   const v = single(params, name);
-  if (v === undefined) throw oauthError("invalid_request");
+  if (v === undefined) throw oauthError("invalid_request", `parameter ${name} missing`);
   return v;
 }
 
@@ -25,6 +25,6 @@ export function multi(params: RawParams, name: string): string[] {
   const v = params[name];
   if (v === undefined) return [];
   const list = Array.isArray(v) ? v : [v];
-  if (!list.every((x) => typeof x === "string")) throw oauthError("invalid_request");
+  if (!list.every((x) => typeof x === "string")) throw oauthError("invalid_request", `parameter ${name} not text`);
   return (list as string[]).filter((x) => x !== "");
 }

@@ -21,9 +21,9 @@ export class TokenEndpoint {
 
   async exchange(input: ClientCredentialsInput): Promise<GrantResult> {
     const grant = this.grants.get(required(input.params, "grant_type"));
-    if (!grant) throw oauthError("unsupported_grant_type");
+    if (!grant) throw oauthError("unsupported_grant_type", "grant_type not served here");
     const { client, method } = await this.auth.authenticate(input);
-    if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client");
+    if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client", `grant_type ${grant.grantType} is not among the client's grant types`);
     const result = await grant.handle({ params: input.params, client, authMethod: method });
     this.lastUsed?.mark(client.id); // in memory; written in batches off the request path
     return result;

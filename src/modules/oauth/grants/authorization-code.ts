@@ -38,18 +38,17 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
       const redirectUri = single(params, "redirect_uri");
       const verifier = required(params, "code_verifier");
       const resources = multi(params, "resource");
-      if (resources.length > 1) throw oauthError("invalid_target");
+      if (resources.length > 1) throw oauthError("invalid_target", "more than one resource");
 
       const redeemed = await deps.codes.redeem(code, client.clientId, redirectUri !== undefined);
       if (!redeemed.ok) {
         if (redeemed.reused && redeemed.familyId) await deps.families.revoke(redeemed.familyId);
-        throw oauthError("invalid_grant");
+        throw oauthError("invalid_grant", redeemed.reused ? "authorization code replayed; its token family was revoked" : "authorization code unknown, expired, or issued to another client");
       }
       const g = redeemed.grant;
-      if ((redirectUri !== undefined && redirectUri !== g.redirectUri) || !verifyPkce(verifier, g.codeChallenge)) {
-        throw oauthError("invalid_grant");
-      }
-      if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target");
+      if (redirectUri !== undefined && redirectUri !== g.redirectUri) throw oauthError("invalid_grant", "redirect_uri differs from the authorization request's");
+      if (!verifyPkce(verifier, g.codeChallenge)) throw oauthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)");
+      if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target", "resource differs from the authorization request's");
 
       // Never more than the client may be granted now (its allowed scopes may have narrowed since consent).
       const scopes = parseScope(g.scope).filter((s) => client.allowedScopeSet.has(s));

@@ -19,20 +19,21 @@ export function clientCredentialsGrant(deps: ClientCredentialsDeps): GrantHandle
     grantType: "client_credentials",
     async handle({ params, client }: GrantContext): Promise<GrantResult> {
       // RFC 6749 §4.4: only for confidential clients (authenticated with a secret).
-      if (!client.secretHash) throw oauthError("unauthorized_client");
+      if (!client.secretHash) throw oauthError("unauthorized_client", "a public client may not use client_credentials");
 
       // RFC 8707 §2: one token, one audience. Several resources, an unknown one, another
       // workspace's, or a server this client is not registered against: invalid_target.
       const resources = multi(params, "resource");
-      if (resources.length > 1) throw oauthError("invalid_target");
+      if (resources.length > 1) throw oauthError("invalid_target", "more than one resource");
       const server = resources.length === 1 ? await deps.servers.findByResource(client.tenantId, resources[0]!) : client.resourceServerId ? await deps.servers.get(client.resourceServerId) : null;
-      if (!server || server.id !== client.resourceServerId || server.tenantId !== client.tenantId) throw oauthError("invalid_target");
+      if (!server) throw oauthError("invalid_target", "no live resource server with that resource in the client's workspace");
+      if (server.id !== client.resourceServerId || server.tenantId !== client.tenantId) throw oauthError("invalid_target", "the client is not registered for that resource server");
 
       // Every requested scope must be allowed: an unknown or forbidden scope fails the request
       // rather than being silently dropped, so the client learns its configuration is wrong.
       const requested = single(params, "scope");
       const scopes = requested === undefined ? client.allowedScopes : parseScope(requested);
-      if (!scopes.every((s) => client.allowedScopeSet.has(s))) throw oauthError("invalid_scope");
+      if (!scopes.every((s) => client.allowedScopeSet.has(s))) throw oauthError("invalid_scope", "a requested scope is not among the client's allowed scopes");
 
       return deps.issuer.issue({
         subject: client.clientId,

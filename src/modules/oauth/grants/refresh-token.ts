@@ -31,23 +31,23 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
     async handle({ params, client }: GrantContext): Promise<GrantResult> {
       const presented = required(params, "refresh_token");
       const resources = multi(params, "resource");
-      if (resources.length > 1) throw oauthError("invalid_target");
+      if (resources.length > 1) throw oauthError("invalid_target", "more than one resource");
       const requested = single(params, "scope");
 
       // Validate the request against the grant before using the token, so a malformed request
       // does not burn the client's refresh token.
       const g = await deps.refreshTokens.find(presented, client.clientId);
-      if (!g) throw oauthError("invalid_grant");
-      if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target");
+      if (!g) throw oauthError("invalid_grant", "refresh token unknown, expired, revoked, or issued to another client");
+      if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target", "resource differs from the grant's");
       const granted = parseScope(g.scope);
       const scopes = requested === undefined ? granted : parseScope(requested);
-      if (!scopes.every((s) => granted.includes(s))) throw oauthError("invalid_scope");
+      if (!scopes.every((s) => granted.includes(s))) throw oauthError("invalid_scope", "a requested scope exceeds the original grant");
 
       const rotated = await deps.refreshTokens.rotate(presented, client.clientId);
       if (!rotated.ok) {
         // A retired token presented again: stolen or replayed. Its whole family dies, access tokens included.
         if (rotated.reuseDetected) await deps.families.revoke(rotated.familyId);
-        throw oauthError("invalid_grant");
+        throw oauthError("invalid_grant", rotated.reuseDetected ? "refresh token reused; its token family was revoked" : "refresh token no longer valid");
       }
 
       // The server must still be live and the user still active: otherwise the grant is dead.
@@ -55,7 +55,7 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
       const held = server ? await deps.userScopes(g.tenantId, server.id, g.userId) : null;
       if (!server || !held) {
         await deps.families.revoke(rotated.familyId);
-        throw oauthError("invalid_grant");
+        throw oauthError("invalid_grant", server ? "the user may no longer hold anything in the workspace; family revoked" : "the grant's resource server is gone; family revoked");
       }
       const allowedNow = scopes.filter((s) => held.has(s) && client.allowedScopeSet.has(s));
       const tokens = await issueUserToken(deps.issuer, client, g, allowedNow, rotated.familyId);
