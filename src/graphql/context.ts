@@ -1,5 +1,5 @@
-// The per-request GraphQL context: who is calling (the same admin JWT and the same checks as the
-// admin REST routes, src/rest/admin-auth.ts), the services, the request id and fresh DataLoaders.
+// The per-request GraphQL context: who is calling (the tenancy module's AdminAuthenticator, as for
+// the admin REST routes), the services, the request id and fresh DataLoaders.
 // Authentication fails the whole request before execution, with the REST status and message and
 // a GraphQL `extensions.code`; role checks stay in the services (per field, FORBIDDEN).
 import type { Request, Response } from "express";
@@ -7,8 +7,8 @@ import type { YogaInitialContext } from "graphql-yoga";
 import type { Services } from "../app";
 import type { Actor } from "../shared/actor";
 import { DomainError } from "../shared/errors";
-import { bearerToken } from "../rest/admin-auth";
-import { domainError, requestError } from "./errors";
+import { AdminAuthError } from "../modules/tenancy";
+import { domainError } from "./errors";
 import { createLoaders, type Loaders } from "./loaders";
 
 export interface GraphQLContext {
@@ -25,28 +25,15 @@ export interface ServerContext {
   res: Response;
 }
 
-const BEARER_CHALLENGE = 'Bearer realm="toolgate-admin"';
-
+/** The tenancy module's admin authentication, its refusals as request errors with the REST status. */
 export async function authenticate(services: Services, authorization: string | null): Promise<Actor> {
-  const token = bearerToken(authorization ?? undefined);
-  if (!token) {
-    throw requestError("UNAUTHENTICATED", "missing bearer token", { httpStatus: 401, headers: { "WWW-Authenticate": BEARER_CHALLENGE } });
-  }
-  const claims = await services.jwt.verifyAdminToken(token);
-  if (!claims) {
-    throw requestError("UNAUTHENTICATED", "invalid or expired token", {
-      httpStatus: 401,
-      headers: { "WWW-Authenticate": `${BEARER_CHALLENGE}, error="invalid_token"` },
-    });
-  }
-  const tenantId = claims.workspace_id ?? claims.tenant_id;
-  if (typeof tenantId !== "string" || tenantId === "") {
-    throw requestError("UNAUTHENTICATED", "tenant_id required in JWT", { httpStatus: 401 });
-  }
   try {
-    return await services.tenancy.resolveActor(claims.sub, tenantId);
+    return await services.adminAuth.authenticate(authorization);
   } catch (e) {
-    if (e instanceof DomainError) throw domainError(e, { httpStatus: e.status });
+    if (e instanceof DomainError) {
+      const headers = e instanceof AdminAuthError && e.challenge ? { "WWW-Authenticate": e.challenge } : undefined;
+      throw domainError(e, { httpStatus: e.status, headers });
+    }
     throw e;
   }
 }

@@ -1,38 +1,17 @@
-// Admin JWT authentication for every admin route (spec "Authentication" 3 and 5): a missing or
-// invalid token is 401, a signed token without a tenant is 401 "tenant_id required in JWT", and a
-// caller who is no longer an active member of that workspace is 403. The resulting Actor is put
-// on res.locals; the services then check the role.
+// Admin authentication for every admin route: the tenancy module's AdminAuthenticator decides
+// (401 / 401 "tenant_id required in JWT" / 403); this adapter sends its answer and puts the Actor on
+// res.locals; the services then check the role.
 import type { RequestHandler, Response } from "express";
 import type { Actor } from "../shared/actor";
 import { DomainError } from "../shared/errors";
-import type { JwtService } from "../modules/tokens";
-import type { TenancyService } from "../modules/tenancy";
+import { AdminAuthError, type AdminAuthenticator } from "../modules/tenancy";
 
-export function bearerToken(header: string | undefined): string | undefined {
-  const m = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header ?? "");
-  return m?.[1];
-}
-
-export function adminAuth(jwt: JwtService, tenancy: TenancyService): RequestHandler {
+export function adminAuth(auth: AdminAuthenticator): RequestHandler {
   return async (req, res, next) => {
-    const token = bearerToken(req.headers.authorization);
-    if (!token) {
-      res.set("WWW-Authenticate", 'Bearer realm="toolgate-admin"').status(401).json({ error: "missing bearer token" });
-      return;
-    }
-    const claims = await jwt.verifyAdminToken(token);
-    if (!claims) {
-      res.set("WWW-Authenticate", 'Bearer realm="toolgate-admin", error="invalid_token"').status(401).json({ error: "invalid or expired token" });
-      return;
-    }
-    const tenantId = claims.workspace_id ?? claims.tenant_id;
-    if (typeof tenantId !== "string" || tenantId === "") {
-      res.status(401).json({ error: "tenant_id required in JWT" });
-      return;
-    }
     try {
-      res.locals.actor = await tenancy.resolveActor(claims.sub, tenantId);
+      res.locals.actor = await auth.authenticate(req.headers.authorization);
     } catch (e) {
+      if (e instanceof AdminAuthError && e.challenge) res.set("WWW-Authenticate", e.challenge);
       if (e instanceof DomainError) {
         res.status(e.status).json({ error: e.message });
         return;
