@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "./helpers/database";
 import { runCli, startServerProcess, type RunningServer } from "./helpers/process";
+import { runCli as runCommand } from "../src/cli/run";
 
 const dbs: TestDatabase[] = [];
 const servers: RunningServer[] = [];
@@ -92,30 +93,46 @@ describe("npm start", () => {
 });
 
 describe("toolgate CLI", () => {
+  /** The commands in process (src/cli/run.ts), as the spawned entry runs them. */
+  async function cli(args: string[], env: Record<string, string>) {
+    let stdout = "";
+    let stderr = "";
+    const status = await runCommand(args, env, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`) });
+    return { status, stdout, stderr };
+  }
+
   it("migrates, bootstraps a workspace and rotates keys", async () => {
     const env = await freshEnv();
-    const migrated = runCli(["migrate"], env);
+    const migrated = await cli(["migrate"], env);
     expect(migrated.status).toBe(0);
     expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
-    expect(JSON.parse(runCli(["migrate"], env).stdout)).toEqual({ applied: [] });
+    expect(JSON.parse((await cli(["migrate"], env)).stdout)).toEqual({ applied: [] });
 
-    const boot = runCli(["bootstrap", "--email", "cli@example.test", "--password", "cli-password-1", "--workspace", "CLI"], env);
+    const boot = await cli(["bootstrap", "--email", "cli@example.test", "--password", "cli-password-1", "--workspace", "CLI"], env);
     expect(boot.status).toBe(0);
     const out = JSON.parse(boot.stdout);
     expect(Object.keys(out).sort()).toEqual(["user_id", "workspace_id"]);
 
-    const wrong = runCli(["bootstrap", "--email", "cli@example.test", "--password", "another-password"], env);
+    const wrong = await cli(["bootstrap", "--email", "cli@example.test", "--password", "another-password"], env);
     expect(wrong.status).not.toBe(0); // an existing user's password is verified, never overwritten
 
-    const before = JSON.parse(runCli(["keys", "list"], env).stdout) as { kid: string; signing: boolean }[];
+    const before = JSON.parse((await cli(["keys", "list"], env)).stdout) as { kid: string; signing: boolean }[];
     expect(before.filter((k) => k.signing)).toHaveLength(1);
-    const rotated = JSON.parse(runCli(["keys", "rotate", "--activate-in", "600"], env).stdout);
-    const after = JSON.parse(runCli(["keys", "list"], env).stdout) as { kid: string; signing: boolean; published: boolean }[];
+    const rotated = JSON.parse((await cli(["keys", "rotate", "--activate-in", "600"], env)).stdout);
+    const after = JSON.parse((await cli(["keys", "list"], env)).stdout) as { kid: string; signing: boolean; published: boolean }[];
     const added = after.find((k) => k.kid === rotated.kid)!;
     expect(added).toMatchObject({ signing: false, published: true }); // published before it signs
     expect(after.find((k) => k.signing)?.kid).toBe(before.find((k) => k.signing)?.kid);
 
-    expect(runCli(["bootstrap"], env).status).toBe(2);
+    expect((await cli(["bootstrap"], env)).status).toBe(2);
+    expect((await cli(["frobnicate"], env)).status).toBe(2);
+  });
+
+  it("runs as its own process (smoke: the entry point and its exit status)", async () => {
+    const env = await freshEnv();
+    const migrated = runCli(["migrate"], env);
+    expect(migrated.status, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout).applied.length).toBeGreaterThan(0);
     expect(runCli(["frobnicate"], env).status).toBe(2);
   });
 });
