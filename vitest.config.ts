@@ -2,6 +2,10 @@ import { defineConfig } from "vitest/config";
 
 // One suite for both databases: TEST_DATABASE_URL=postgresql://... runs it against PostgreSQL.
 export default defineConfig({
+  // One graphql-js: Vite would resolve `graphql` for our sources to its ES module build while the
+  // externalised dependencies (graphql-yoga, Pothos) load the CommonJS one through Node, and
+  // `instanceof GraphQLError` fails across two copies. Node (and so production) uses `main`.
+  resolve: { alias: [{ find: /^graphql$/, replacement: "graphql/index.js" }] },
   test: {
     include: ["test/**/*.test.ts"],
     pool: "forks",

@@ -50,12 +50,8 @@ export function requestError(code: string, message: string, opts: ErrorOptions =
   });
 }
 
-/**
- * Duck-typed on purpose: the executor may load graphql's CommonJS build while this file gets the
- * ES module one, and `instanceof GraphQLError` is false across the two copies.
- */
 function isGraphQLError(e: unknown): e is GraphQLError {
-  return e instanceof Error && e.name === "GraphQLError" && "extensions" in e;
+  return e instanceof GraphQLError;
 }
 
 /** True for errors raised on purpose by our code or by graphql-js itself (parse/validation). */

@@ -1,10 +1,7 @@
 // The committed schema.graphql is this text: the Pothos schema, sorted so that moving a field
 // between files never shows as a change. scripts/print-schema.ts writes it; a test compares.
 import { fileURLToPath } from "node:url";
-// The CommonJS entry on purpose: Pothos (and Node at run time) load graphql's CommonJS build, while
-// vitest would resolve a bare "graphql" to the .mjs build, and graphql refuses to print a schema
-// made by the other copy ("Cannot use GraphQLScalarType from another module or realm").
-import { lexicographicSortSchema, printSchema } from "graphql/index.js";
+import { lexicographicSortSchema, printSchema } from "graphql";
 import { schema } from "./schema";
 
 export const SCHEMA_FILE = fileURLToPath(new URL("../../schema.graphql", import.meta.url));

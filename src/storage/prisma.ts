@@ -8,6 +8,7 @@ import type { PrismaClient } from "../generated/sqlite/client";
 import { ChangeBus } from "./change-bus";
 import { withUnitOfWork } from "./unit-of-work";
 import { pgTransport } from "./pg-notifications";
+import { SQLITE_WATCH_QUERY } from "./sqlite-watch";
 
 export type Db = PrismaClient;
 /** A transaction client: what `db.$transaction(async (tx) => ...)` hands to its callback. */
@@ -41,6 +42,8 @@ function queryLogOption(): { log?: [{ emit: "event"; level: "query" }] } {
 function forwardQueries(client: unknown): void {
   if (queryObservers.size === 0) return;
   (client as { $on(event: "query", cb: (e: QueryObservation) => void): void }).$on("query", (e) => {
+    // The SQLite watch's poll (sqlite-watch.ts) is housekeeping on a timer, not a request's query.
+    if (e.query === SQLITE_WATCH_QUERY) return;
     for (const o of queryObservers) o({ query: e.query, duration: e.duration });
   });
 }

@@ -9,6 +9,8 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import type { ChangeBus } from "./change-bus";
 
+export const SQLITE_WATCH_QUERY = "PRAGMA data_version";
+
 interface RawQuery {
   $queryRawUnsafe<T = unknown>(sql: string): Promise<T>;
 }
@@ -24,7 +26,7 @@ export class SqliteChangeWatch {
   ) {}
 
   private async version(): Promise<bigint | number | undefined> {
-    const rows = await this.db.$queryRawUnsafe<Array<{ data_version: bigint | number }>>("PRAGMA data_version");
+    const rows = await this.db.$queryRawUnsafe<Array<{ data_version: bigint | number }>>(SQLITE_WATCH_QUERY);
     return rows[0]?.data_version;
   }
 
