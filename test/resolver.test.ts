@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/shared/clock";
 import { ChangeSet } from "../src/storage";
+import { NOT_CACHED } from "../src/shared/entry-cache";
 import { type AccessSubject } from "../src/modules/rbac";
 import { boot } from "../src/boot";
 import { createApp } from "../src/app";
@@ -280,12 +281,11 @@ describe("introspection seam (tokens' SubjectScopeSource)", () => {
     await bind(`/uflow/v2/groups/${g}/role-bindings`, { role_id: writer });
     const client = { id: "00000000-0000-4000-8000-00000000a991", clientId: "app", allowedScopeSet: new Set(["files:read", "files:write"]) };
     const token = { sub: u, tenant_id: h.workspaceId, sub_type: "user" };
-    const first = resolver().allowedScopes(token, client, { id: files });
-    expect(first).toBeInstanceOf(Promise); // member, then bindings, then roles are loaded
-    expect([...(await first)!].sort()).toEqual(["files:read", "files:write"]);
-    const second = resolver().allowedScopes(token, client, { id: files });
-    expect(second).not.toBeInstanceOf(Promise);
-    expect([...(second as ReadonlySet<string>)].sort()).toEqual(["files:read", "files:write"]);
+    expect(resolver().peekAllowedScopes(token, client, { id: files })).toBe(NOT_CACHED);
+    // Loads member, then bindings (direct and the group's), then roles.
+    expect([...(await resolver().allowedScopes(token, client, { id: files }))!].sort()).toEqual(["files:read", "files:write"]);
+    const fromMemory = resolver().peekAllowedScopes(token, client, { id: files });
+    expect([...(fromMemory as ReadonlySet<string>)].sort()).toEqual(["files:read", "files:write"]);
   });
 });
 

@@ -13,6 +13,10 @@
 //   and nothing is cached.
 import type { ChangeSubscriber } from "../storage/change-bus";
 
+/** An answer that needs an entry not cached yet: the caller loads it (one async step) and asks again. */
+export const NOT_CACHED: unique symbol = Symbol("not cached");
+export type NotCached = typeof NOT_CACHED;
+
 export interface EntryCacheOptions<V> {
   name: string;
   maxEntries: number;

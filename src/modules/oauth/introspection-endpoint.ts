@@ -23,13 +23,19 @@ export class IntrospectionEndpoint {
     private readonly introspection: IntrospectionService,
   ) {}
 
-  /** Synchronous on the common path (see IntrospectionService.introspect); throws OAuthError. */
+  /**
+   * Synchronous when the caller's server entry is cached (the common path; see
+   * IntrospectionService.introspect for the rest); one promise otherwise. Throws OAuthError.
+   */
   introspect(req: IntrospectionRequest): IntrospectionResult | Promise<IntrospectionResult> {
     if (!req.basic) throw oauthError("invalid_client", "no Basic credentials of a resource server");
-    const { id, secret } = req.basic;
-    const server = this.servers.get(id);
-    if (server instanceof Promise) return server.then((rs) => this.answer(req, this.authenticate(rs, id, secret)));
-    return this.answer(req, this.authenticate(server, id, secret));
+    const server = this.servers.peek(req.basic.id);
+    return server === undefined ? this.afterLoading(req) : this.answer(req, this.authenticate(server, req.basic.id, req.basic.secret));
+  }
+
+  private async afterLoading(req: IntrospectionRequest): Promise<IntrospectionResult> {
+    const { id, secret } = req.basic!;
+    return this.answer(req, this.authenticate(await this.servers.get(id), id, secret));
   }
 
   private answer(req: IntrospectionRequest, caller: RegisteredServer | undefined): IntrospectionResult | Promise<IntrospectionResult> {

@@ -15,7 +15,7 @@
 // missing entries are loaded (each level in parallel: member, then bindings, then roles) and the
 // same computation runs again. One computation, two drivers: `resolve` below.
 import type { Clock } from "../../shared/clock";
-import type { EntryCache } from "../../shared/entry-cache";
+import { NOT_CACHED, type EntryCache, type NotCached } from "../../shared/entry-cache";
 import { bindingsKey, memberKey, type AccessCaches, type IndexedBinding } from "./access-cache";
 
 export type AccessSubject =
@@ -33,8 +33,12 @@ export interface ScopeQuery extends SubjectQuery {
 }
 
 const NOTHING: ReadonlySet<string> = new Set();
-const MISSING = Symbol("missing");
-type Missing = typeof MISSING;
+
+/** What the resolver reads of an access token and of its client. */
+type TokenFacts = { sub: string; tenant_id: string; sub_type?: string };
+type ClientFacts = { id: string; clientId: string; allowedScopeSet: ReadonlySet<string> };
+// A computation that needs an entry not cached yet answers NOT_CACHED (the drivers below load it).
+type Missing = NotCached;
 
 /** Reads an entry for a computation: its value, or undefined after noting the miss. */
 type Look = <V>(cache: EntryCache<V>, key: string) => V | null | undefined;
@@ -61,31 +65,37 @@ export class ScopeResolver {
    * not depend on tokens): what the token's subject may hold now on the calling server, or null
    * when a user may hold nothing at all (the token is then inactive). A user token is also bounded
    * by its client's current allowed scopes (what consent could grant through that client today),
-   * so narrowing a client narrows its users' tokens too. Synchronous when every fact is cached.
+   * so narrowing a client narrows its users' tokens too.
    */
-  allowedScopes(
-    token: { sub: string; tenant_id: string; sub_type?: string },
-    client: { id: string; clientId: string; allowedScopeSet: ReadonlySet<string> },
-    server: { id: string },
-  ): ReadonlySet<string> | null | Promise<ReadonlySet<string> | null> {
+  allowedScopes(token: TokenFacts, client: ClientFacts, server: { id: string }): Promise<ReadonlySet<string> | null> {
+    const compute = this.allowedScopesComputation(token, client, server);
+    return Promise.resolve(this.resolve(compute));
+  }
+
+  /** The same answer from memory only; NOT_CACHED when a fact it needs is not cached. */
+  peekAllowedScopes(token: TokenFacts, client: ClientFacts, server: { id: string }): ReadonlySet<string> | null | NotCached {
+    return this.allowedScopesComputation(token, client, server)(peekInto([]));
+  }
+
+  private allowedScopesComputation(token: TokenFacts, client: ClientFacts, server: { id: string }): (look: Look) => ReadonlySet<string> | null | Missing {
     const kind = token.sub_type ?? "client";
-    if (kind !== "user" && kind !== "client") return null; // an unknown subject type holds nothing
     const subject: AccessSubject =
       kind === "user"
         ? { type: "user", id: token.sub }
         : { type: "client", clientId: client.clientId, internalId: client.id, allowedScopes: client.allowedScopeSet };
     const q = { tenantId: token.tenant_id, resourceServerId: server.id, subject };
-    return this.resolve((look) => {
+    return (look) => {
+      if (kind !== "user" && kind !== "client") return null; // an unknown subject type holds nothing
       const facts = this.facts(q, look);
-      if (facts === MISSING) return MISSING;
+      if (facts === NOT_CACHED) return NOT_CACHED;
       if (!facts.active) return null;
       const held = this.granted(facts.bindings, q, look);
-      if (held === MISSING) return MISSING;
+      if (held === NOT_CACHED) return NOT_CACHED;
       if (subject.type === "client") return withAllowed(held, subject.allowedScopes);
       const out = new Set<string>();
       for (const s of held) if (client.allowedScopeSet.has(s)) out.add(s);
       return out;
-    });
+    };
   }
 
   /**
@@ -98,7 +108,7 @@ export class ScopeResolver {
     const userId = q.subject.id;
     return this.resolve((look) => {
       const m = look(this.caches.members, memberKey(q.tenantId, userId));
-      return m === undefined ? MISSING : !!m?.active;
+      return m === undefined ? NOT_CACHED : !!m?.active;
     });
   }
 
@@ -106,10 +116,10 @@ export class ScopeResolver {
   async scopesFor(q: ScopeQuery): Promise<ReadonlySet<string>> {
     return this.resolve((look) => {
       const facts = this.facts(q, look);
-      if (facts === MISSING) return MISSING;
+      if (facts === NOT_CACHED) return NOT_CACHED;
       if (!facts.active) return NOTHING;
       const held = this.granted(facts.bindings, q, look);
-      if (held === MISSING) return MISSING;
+      if (held === NOT_CACHED) return NOT_CACHED;
       return q.subject.type === "client" ? withAllowed(held, q.subject.allowedScopes) : held;
     });
   }
@@ -122,7 +132,7 @@ export class ScopeResolver {
     const q: ScopeQuery = { tenantId, resourceServerId, subject: { type: "user", id: userId } };
     return this.resolve((look) => {
       const facts = this.facts(q, look);
-      if (facts === MISSING) return MISSING;
+      if (facts === NOT_CACHED) return NOT_CACHED;
       return facts.active ? this.granted(facts.bindings, q, look) : null;
     });
   }
@@ -141,7 +151,7 @@ export class ScopeResolver {
     const now = this.clock.now().getTime();
     return this.resolve((look) => {
       const all = this.bindingsOf(q, look);
-      return all === MISSING ? MISSING : all.filter((b) => appliesNow(b, q.tenantId, q.resourceServerId, now));
+      return all === NOT_CACHED ? NOT_CACHED : all.filter((b) => appliesNow(b, q.tenantId, q.resourceServerId, now));
     });
   }
 
@@ -158,7 +168,7 @@ export class ScopeResolver {
   private resolve<T>(compute: (look: Look) => T | Missing): T | Promise<T> {
     const misses: Miss[] = [];
     const result = compute(peekInto(misses));
-    return result !== MISSING ? result : this.resolveAsync(compute, misses);
+    return result !== NOT_CACHED ? result : this.resolveAsync(compute, misses);
   }
 
   private async resolveAsync<T>(compute: (look: Look) => T | Missing, firstMisses: Miss[]): Promise<T> {
@@ -175,7 +185,7 @@ export class ScopeResolver {
       );
       misses = [];
       const result = compute(overlayInto(loaded, misses));
-      if (result !== MISSING) return result;
+      if (result !== NOT_CACHED) return result;
     }
     throw new Error("access facts could not be loaded"); // unreachable: each round resolves one level
   }
@@ -184,22 +194,22 @@ export class ScopeResolver {
   private facts(q: SubjectQuery, look: Look): SubjectFacts | Missing {
     if (q.subject.type === "user") {
       const m = look(this.caches.members, memberKey(q.tenantId, q.subject.id));
-      if (m === undefined) return MISSING;
+      if (m === undefined) return NOT_CACHED;
       if (!m?.active) return { active: false, bindings: [] };
     }
     const bindings = this.bindingsOf(q, look);
-    return bindings === MISSING ? MISSING : { active: true, bindings };
+    return bindings === NOT_CACHED ? NOT_CACHED : { active: true, bindings };
   }
 
   private bindingsOf(q: SubjectQuery, look: Look): IndexedBinding[] | Missing {
     const { tenantId, subject } = q;
     if (subject.type === "client") {
       const own = look(this.caches.bindings, bindingsKey(tenantId, "service_account", subject.internalId));
-      return own === undefined ? MISSING : [...(own ?? [])];
+      return own === undefined ? NOT_CACHED : [...(own ?? [])];
     }
     const m = look(this.caches.members, memberKey(tenantId, subject.id));
     const direct = look(this.caches.bindings, bindingsKey(tenantId, "user", subject.id));
-    if (m === undefined) return MISSING;
+    if (m === undefined) return NOT_CACHED;
     let missing = direct === undefined;
     const out: IndexedBinding[] = [...(direct ?? [])];
     for (const groupId of m?.groupIds ?? []) {
@@ -207,7 +217,7 @@ export class ScopeResolver {
       if (g === undefined) missing = true;
       else if (g) out.push(...g);
     }
-    return missing ? MISSING : out;
+    return missing ? NOT_CACHED : out;
   }
 
   private granted(bindings: readonly IndexedBinding[], q: ScopeQuery, look: Look): Set<string> | Missing {
@@ -221,7 +231,7 @@ export class ScopeResolver {
       if (grants === undefined) missing = true;
       else for (const scope of grants?.get(q.resourceServerId) ?? []) out.add(scope);
     }
-    return missing ? MISSING : out;
+    return missing ? NOT_CACHED : out;
   }
 }
 

@@ -54,6 +54,11 @@ export class ResourceServerRegistry {
     });
   }
 
+  /** The live server from memory: a value, null (unknown or deleted), or undefined when not cached. */
+  peek(id: string): RegisteredServer | null | undefined {
+    return this.byId.peek(id);
+  }
+
   /** The live server (null when unknown or deleted); synchronous on a hit. */
   get(id: string): MaybePromise<RegisteredServer | null> {
     return this.byId.get(id);

@@ -8,6 +8,8 @@ export { TokenRevocationService, type RevokingClient } from "./revocation";
 export { IntrospectionService, type IntrospectionResult, type ActiveIntrospection, type ClientLookup } from "./introspection";
 export {
   effectiveScope,
+  NOT_CACHED,
+  type NotCached,
   parseScope,
   type SubjectScopeResolver,
   type SubjectScopeSource,

@@ -1,12 +1,16 @@
-// RFC 7662 token introspection for an authenticated resource server. Answers from memory only
-// (verified-token cache, revocation denylist, client registry, subject scope resolver): no
-// database query per request (DESIGN.md "Hot paths"). Any reason a token is not usable by this
-// caller yields exactly {"active": false} (RFC 7662 §2.2; no hint which check failed).
+// RFC 7662 token introspection for an authenticated resource server. Any reason a token is not
+// usable by this caller yields exactly {"active": false} (RFC 7662 §2.2; no hint which check failed).
+//
+// One async boundary: the answer is judged from memory (verified-token cache, revocation denylist,
+// client entry, the subject's access facts) synchronously when all of it is cached, the common case
+// (resource servers introspect the same token repeatedly); otherwise ONE async step loads what is
+// missing (docs/decisions/0001-per-entry-caches.md) and the same judgement runs. What cannot be
+// loaded (the database is unreachable) is inactive: fail closed.
 import { canonicalResource } from "../../shared/resource-url";
 import type { AccessTokenClaims } from "./jwt";
 import type { AccessTokenVerifier } from "./verified-tokens";
 import type { RevocationList } from "./revocation-list";
-import { effectiveScope, type SubjectScopeResolver, type TokenClient, type TokenServer } from "./subject-scopes";
+import { NOT_CACHED, effectiveScope, type NotCached, type SubjectScopeResolver, type TokenClient, type TokenServer } from "./subject-scopes";
 
 export interface ActiveIntrospection {
   active: true;
@@ -24,7 +28,9 @@ export type IntrospectionResult = ActiveIntrospection | { active: false };
 const INACTIVE: { active: false } = Object.freeze({ active: false as const });
 
 export interface ClientLookup {
-  /** The client (null when unknown or revoked); synchronous when it is cached. */
+  /** The client from memory: a value, null (unknown or revoked), or undefined when not cached. */
+  peek(clientId: string): TokenClient | null | undefined;
+  /** The client, loading it on a miss. */
   get(clientId: string): TokenClient | null | Promise<TokenClient | null>;
 }
 
@@ -37,33 +43,38 @@ export class IntrospectionService {
     private readonly onUnverifiable: (e: unknown) => void,
   ) {}
 
-  /**
-   * The answer for `caller`. Synchronous when the token was verified before and the scope
-   * resolver answers from memory (the common case: resource servers introspect the same token
-   * repeatedly); a promise otherwise.
-   */
+  /** The answer for `caller`: synchronous when everything it needs is cached, one promise otherwise. */
   introspect(caller: TokenServer, token: string): IntrospectionResult | Promise<IntrospectionResult> {
-    try {
-      const result = this.introspectNow(caller, token);
-      return result instanceof Promise ? result.catch((e) => this.failClosed(e)) : result;
-    } catch (e) {
-      return this.failClosed(e);
-    }
+    const answer = this.fromMemory(caller, token);
+    return answer !== NOT_CACHED ? answer : this.afterLoading(caller, token).catch((e) => this.failClosed(e));
   }
 
-  /** What cannot be verified now (the database is unreachable on a cache miss) is inactive. */
-  private failClosed(e: unknown): IntrospectionResult {
-    this.onUnverifiable(e);
-    return INACTIVE;
+  private fromMemory(caller: TokenServer, token: string): IntrospectionResult | NotCached {
+    const claims = this.verifier.peek(token); // signature, alg, typ, iss, exp — verified before
+    if (claims === undefined) return NOT_CACHED;
+    const byClaims = this.judgeClaims(caller, claims);
+    if (byClaims) return byClaims;
+    const client = this.clients.peek(claims!.client_id);
+    if (client === undefined) return NOT_CACHED;
+    const byClient = judgeClient(caller, claims!, client);
+    if (byClient) return byClient;
+    const allowed = this.scopes.peekAllowedScopes(claims!, client!, caller);
+    return allowed === NOT_CACHED ? NOT_CACHED : answer(claims!, allowed);
   }
 
-  private introspectNow(caller: TokenServer, token: string): IntrospectionResult | Promise<IntrospectionResult> {
-    const cached = this.verifier.peek(token); // signature, alg, typ, iss, exp — verified before
-    if (cached !== undefined) return this.judge(caller, cached);
-    return this.verifier.verify(token).then((claims) => this.judge(caller, claims));
+  /** The same judgement after loading what was not cached. */
+  private async afterLoading(caller: TokenServer, token: string): Promise<IntrospectionResult> {
+    const claims = await this.verifier.verify(token);
+    const byClaims = this.judgeClaims(caller, claims);
+    if (byClaims) return byClaims;
+    const client = await this.clients.get(claims!.client_id);
+    const byClient = judgeClient(caller, claims!, client);
+    if (byClient) return byClient;
+    return answer(claims!, await this.scopes.allowedScopes(claims!, client!, caller));
   }
 
-  private judge(caller: TokenServer, claims: AccessTokenClaims | null): IntrospectionResult | Promise<IntrospectionResult> {
+  /** INACTIVE when the claims alone rule the token out for this caller; undefined to go on. */
+  private judgeClaims(caller: TokenServer, claims: AccessTokenClaims | null): IntrospectionResult | undefined {
     if (!claims) return INACTIVE;
     if (this.revocations.isRevoked(claims.jti)) return INACTIVE;
     // A user token of a revoked family (stolen refresh token, revoked chain, replayed code).
@@ -71,18 +82,23 @@ export class IntrospectionService {
     // Audience: only the server the token was minted for may learn about it (RFC 8707 §2, MCP R7).
     if (claims.tenant_id !== caller.tenantId) return INACTIVE;
     if (claims.aud !== caller.resourceUrl && canonicalResource(claims.aud) !== canonicalResource(caller.resourceUrl)) return INACTIVE;
-    const client = this.clients.get(claims.client_id);
-    return client instanceof Promise ? client.then((c) => this.judgeClient(caller, claims, c)) : this.judgeClient(caller, claims, client);
+    return undefined;
   }
 
-  private judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null): IntrospectionResult | Promise<IntrospectionResult> {
-    // The client must still exist, be approved, and (for a client bound to one server) be bound to
-    // this very server: a deleted server's tokens stay dead even if a new server takes its URL.
-    if (!client || client.status !== "approved" || client.tenantId !== claims.tenant_id) return INACTIVE;
-    if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
-    const allowed = this.scopes.allowedScopes(claims, client, caller);
-    return allowed instanceof Promise ? allowed.then((a) => answer(claims, a)) : answer(claims, allowed);
+  private failClosed(e: unknown): IntrospectionResult {
+    this.onUnverifiable(e);
+    return INACTIVE;
   }
+}
+
+/**
+ * The client must still exist, be approved, and (for a client bound to one server) be bound to this
+ * very server: a deleted server's tokens stay dead even if a new server takes its URL.
+ */
+function judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null): IntrospectionResult | undefined {
+  if (!client || client.status !== "approved" || client.tenantId !== claims.tenant_id) return INACTIVE;
+  if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
+  return undefined;
 }
 
 /** The active answer: the token's claims with the scope it is worth now (RFC 7662 §2.2 members). */

@@ -10,8 +10,6 @@
 // Both are answered by the RBAC module's ScopeResolver through `SubjectScopeSource`.
 import type { AccessTokenClaims } from "./jwt";
 
-type MaybePromise<T> = T | Promise<T>;
-
 /** The client as introspection sees it (the clients module's RegisteredClient satisfies this). */
 export interface TokenClient {
   /** Internal id (the subject of the client's service-account bindings). */
@@ -30,13 +28,19 @@ export interface TokenServer {
   resourceUrl: string;
 }
 
+import { NOT_CACHED, type NotCached } from "../../shared/entry-cache";
+
+export { NOT_CACHED, type NotCached };
+
 /**
  * The scopes the token's subject may hold on `server` right now, or null when it may hold none
  * at all (suspended user, left membership, unknown subject): the token is then inactive.
- * Implementations must answer from memory: introspection is a hot path.
  */
 export interface SubjectScopeSource {
-  allowedScopes(token: AccessTokenClaims, client: TokenClient, server: TokenServer): MaybePromise<ReadonlySet<string> | null>;
+  /** From memory only: NOT_CACHED when a fact it needs is not cached. */
+  peekAllowedScopes(token: AccessTokenClaims, client: TokenClient, server: TokenServer): ReadonlySet<string> | null | NotCached;
+  /** Loading what is missing. */
+  allowedScopes(token: AccessTokenClaims, client: TokenClient, server: TokenServer): Promise<ReadonlySet<string> | null>;
 }
 
 /** The seam introspection depends on (the RBAC module's ScopeResolver implements it). */
