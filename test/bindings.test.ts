@@ -2,6 +2,7 @@
 // user bindings) and effective access, over real HTTP and a real database, with an exact clock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/shared/clock";
+import { insertClient } from "./helpers/fixtures";
 import { startToolgate, type Harness } from "./helpers/harness";
 
 let h: Harness;
@@ -24,18 +25,7 @@ async function group(): Promise<string> {
 }
 /** A client row in a workspace (the clients module's API is not what is under test here). */
 async function client(tenantId = h.workspaceId) {
-  return h.db.client.create({
-    data: {
-      clientId: `client-${++seq}`,
-      tenantId,
-      clientName: `svc ${seq}`,
-      kind: "m2m",
-      registrationMode: "prereg",
-      redirectUris: [],
-      grantTypes: ["client_credentials"],
-      allowedScopes: [],
-    },
-  });
+  return insertClient(h, { tenantId, clientId: `client-${++seq}` });
 }
 const bind = (path: string, body: Record<string, unknown>) => h.admin("POST", path, { tenant_id: h.workspaceId, role_id: role.id, ...body });
 

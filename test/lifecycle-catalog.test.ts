@@ -1,6 +1,7 @@
 // Tools, scopes, the bulk tool-scope map and the scope matrix; the access policy; approval of a
 // client's staged redirect URIs. All over HTTP against a server discovered by a real MCP scan.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertClient } from "./helpers/fixtures";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { SAMPLE_TOOLS, startMcpServer, type McpTestServer } from "./helpers/mcp-servers";
 import { createRole, register, rescan } from "./helpers/lifecycle-flow";
@@ -218,19 +219,16 @@ describe("access policy", () => {
 
 describe("approve-redirects", () => {
   async function client(rsId: string, staged: string[] | null, tenantId = h.workspaceId) {
-    const c = await h.db.client.create({
-      data: {
-        clientId: `https://app.example.test/meta-${Math.random().toString(36).slice(2)}.json`,
-        tenantId,
-        resourceServerId: rsId,
-        clientName: "CIMD app",
-        kind: "human_app",
-        registrationMode: "cimd",
-        redirectUris: ["https://app.example.test/cb"],
-        stagedRedirectUris: staged ?? undefined,
-        grantTypes: ["authorization_code"],
-        allowedScopes: [],
-      },
+    const c = await insertClient(h, {
+      clientId: `https://app.example.test/meta-${Math.random().toString(36).slice(2)}.json`,
+      tenantId,
+      resourceServerId: rsId,
+      clientName: "CIMD app",
+      kind: "human_app",
+      registrationMode: "cimd",
+      redirectUris: ["https://app.example.test/cb"],
+      stagedRedirectUris: staged ?? undefined,
+      grantTypes: ["authorization_code"],
     });
     return c.clientId;
   }

@@ -2,6 +2,7 @@
 // allowed transition, every refused one, the setup checklist that gates activation, validate,
 // activation-preview, test-login, the derived badges, and workspace isolation of each endpoint.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertClient } from "./helpers/fixtures";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { SAMPLE_TOOLS, startMcpServer, startRawServer, type McpTestServer, type RawTestServer } from "./helpers/mcp-servers";
 import { createRole, readyServer, register, rescan } from "./helpers/lifecycle-flow";
@@ -183,9 +184,7 @@ describe("setup checklist, validate and activation-preview", () => {
     await call(id, "PUT", "/tool-scope-map", { mappings: [{ tool_name: "read_file", scope_ids: ["files:write", "files:read"] }, { tool_name: "write_file", scope_ids: ["files:write"] }] });
     const list = (await call(id, "GET", "/tools")).body.items;
     await call(id, "POST", `/tools/${list.find((t: { tool_name: string }) => t.tool_name === "list_dir").tool_id}/public`, { confirm: "list_dir" });
-    await h.db.client.create({
-      data: { clientId: `preview-${id}`, tenantId: h.workspaceId, resourceServerId: id, clientName: "CI bot", kind: "m2m", registrationMode: "prereg", redirectUris: [], grantTypes: ["client_credentials"], allowedScopes: ["files:read"] },
-    });
+    await insertClient(h, { clientId: `preview-${id}`, tenantId: h.workspaceId, resourceServerId: id, clientName: "CI bot", allowedScopes: ["files:read"] });
     const p = (await call(id, "GET", "/activation-preview")).body;
     expect(p.scope_matrix).toEqual({ list_dir: [], read_file: ["files:read", "files:write"], write_file: ["files:write"] });
     expect(p.denied_tools).toEqual(["delete_file"]);

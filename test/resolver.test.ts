@@ -9,6 +9,7 @@ import { type AccessSubject } from "../src/modules/rbac";
 import { boot } from "../src/boot";
 import { createApp } from "../src/app";
 import { createLogger } from "../src/shared/logger";
+import { insertClient } from "./helpers/fixtures";
 import { startToolgate, type Harness } from "./helpers/harness";
 
 let h: Harness;
@@ -243,9 +244,7 @@ describe("invalidation by other modules' writes", () => {
 
 describe("machine clients", () => {
   it("hold their allowed scopes plus what their service-account bindings grant", async () => {
-    const c = await h.db.client.create({
-      data: { clientId: `svc-${++seq}`, tenantId: h.workspaceId, clientName: "svc", kind: "m2m", registrationMode: "prereg", redirectUris: [], grantTypes: ["client_credentials"], allowedScopes: ["files:read"] },
-    });
+    const c = await insertClient(h, { clientId: `svc-${++seq}`, tenantId: h.workspaceId, clientName: "svc", allowedScopes: ["files:read"] });
     const subject: AccessSubject = { type: "client", clientId: c.clientId, internalId: c.id, allowedScopes: ["files:read"] };
     const q = { tenantId: h.workspaceId, resourceServerId: files, subject };
     expect([...(await resolver().scopesFor(q))]).toEqual(["files:read"]);
