@@ -1,5 +1,5 @@
-// Role bindings (spec "Role binding (group subject)", "Group bindings and effective access"; DESIGN
-// user bindings) and effective access, over real HTTP and a real database, with an exact clock.
+// Role bindings (spec "Role binding (group subject)", "Group bindings and effective access"; user
+// bindings: docs/decisions/0012-admin-interfaces.md) and effective access, over real HTTP and a real database, with an exact clock.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/shared/clock";
 import { insertClient } from "./helpers/fixtures";

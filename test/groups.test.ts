@@ -1,4 +1,4 @@
-// Groups and group members (/uflow/v2/groups, DESIGN "Interfaces fixed here") over real HTTP and a
+// Groups and group members (/uflow/v2/groups, docs/decisions/0012-admin-interfaces.md) over real HTTP and a
 // real database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startToolgate, type Harness } from "./helpers/harness";

@@ -1,4 +1,4 @@
-// Roles (/svc/authmgr/roles, DESIGN "Interfaces fixed here") over real HTTP and a real database.
+// Roles (/svc/authmgr/roles, docs/decisions/0012-admin-interfaces.md) over real HTTP and a real database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startToolgate, type Harness } from "./helpers/harness";
 

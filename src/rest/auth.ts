@@ -9,7 +9,10 @@ const loginBody = z.object({
   workspace_id: z.string().uuid().optional(),
 });
 
-/** Admin login (DESIGN.md): POST /svc/uflow/auth/login -> {access_token, token_type, expires_in}. */
+/**
+ * Admin login (docs/decisions/0012-admin-interfaces.md):
+ * POST /svc/uflow/auth/login -> {access_token, token_type, expires_in}.
+ */
 export function authRouter(tenancy: TenancyService): Router {
   const r = Router();
   r.post("/svc/uflow/auth/login", async (req, res) => {

@@ -1,5 +1,5 @@
-// Admin REST for OAuth clients (spec "Access policy and clients", DESIGN.md "Interfaces fixed
-// here"). Thin: parse (zod), call one service method, answer.
+// Admin REST for OAuth clients (spec "Access policy and clients",
+// docs/decisions/0012-admin-interfaces.md). Thin: parse (zod), call one service method, answer.
 //   POST   /svc/resource-servers/:id/clients                      pre-register (201, secret once)
 //   GET    /svc/resource-servers/:id/clients?kind=&status=&limit=&cursor=  {items, count, next_cursor}
 //   GET    /svc/resource-servers/:id/clients/:client_id           one client

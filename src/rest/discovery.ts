@@ -1,7 +1,7 @@
 // Public discovery documents: RFC 8414 authorization server metadata (also served at the OIDC
-// discovery location, which several clients try first — notes/mcp-auth.md A2) and the RFC 7517
-// key set. Unauthenticated, read-only, with permissive CORS so browser-based MCP clients (e.g.
-// the Inspector) can read them (notes/mcp-auth.md R12).
+// discovery location, which MCP clients try too) and the RFC 7517 key set. Unauthenticated,
+// read-only, with permissive CORS so browser-based MCP clients (e.g. the Inspector) can read them.
+// Why each: docs/decisions/0007-discovery.md.
 import { Router, type RequestHandler } from "express";
 import type { ServerMetadata } from "../modules/oauth";
 import type { KeyStore } from "../modules/tokens";
@@ -22,8 +22,8 @@ export const METADATA_PATHS = ["/.well-known/oauth-authorization-server", "/.wel
  * Where clients look for the metadata of `issuer` on this server. For an issuer with a path
  * (TOOLGATE_PUBLIC_URL https://host/auth behind a proxy) RFC 8414 §3.1 inserts the well-known
  * segment before the path (/.well-known/oauth-authorization-server/auth, and MCP clients try the
- * same for openid-configuration, notes/mcp-auth.md A2); the plain locations are served as well,
- * for proxies that strip the prefix.
+ * same for openid-configuration, docs/decisions/0007-discovery.md); the plain locations are served
+ * as well, for proxies that strip the prefix.
  */
 export function metadataPaths(issuer: string): string[] {
   const path = new URL(issuer).pathname.replace(/\/+$/, "");

@@ -7,7 +7,8 @@ export const sha256Base64url = (value: string): string => createHash("sha256").u
 /**
  * Peppered HMAC-SHA-256 for 256-bit random secrets (client secrets, introspection secrets).
  * A slow password hash adds nothing for such secrets and would make the token endpoint slow
- * (see notes/performance.md); the pepper keeps a stolen database from being enough.
+ * (docs/decisions/0003-client-secrets.md, measured costs in 0006-hot-paths-answer-from-memory.md);
+ * the pepper keeps a stolen database from being enough.
  */
 export function hashSecret(pepper: Buffer, secret: string): string {
   return createHmac("sha256", pepper).update(secret, "utf8").digest("base64url");

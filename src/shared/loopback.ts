@@ -1,7 +1,7 @@
 // Which http redirect URIs count as loopback (RFC 8252 §7.3): registration accepts plain http only
 // for these hosts, and redirect matching ignores their port. Both rules must agree, so they share
 // this one list. "localhost" is included for interop: Claude Code and others register
-// http://localhost:<port>/callback (notes/mcp-auth.md Z3).
+// http://localhost:<port>/callback (docs/decisions/0008-loopback-redirect-uris.md).
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 export function isLoopbackHttp(u: URL): boolean {

@@ -1,7 +1,8 @@
-// resource_url = public_base_url joined with protected_base_path by exactly one slash (DESIGN.md).
+// resource_url = public_base_url joined with protected_base_path by exactly one slash.
 // It is the RFC 8707 resource indicator and the `aud` of every token minted for the server.
 // `X` and `X/` name the same resource: real MCP clients send `new URL(resource).href`, which adds
-// a slash to an origin-only URL (notes/mcp-auth.md T2), so lookups use a canonical key.
+// a slash to an origin-only URL, so lookups use a canonical key.
+// Both decisions, with the clients observed: docs/decisions/0004-resource-url.md.
 
 export function joinResourceUrl(publicBaseUrl: string, protectedBasePath: string): string {
   const base = publicBaseUrl.replace(/\/+$/, "");

@@ -24,9 +24,12 @@ import {
 } from "./schemas";
 import { toClientView, type ClientView, type CreatedClientView } from "./views";
 
-/** Client secrets are 256-bit random strings (DESIGN.md), shown once, stored as a peppered hash. */
+/**
+ * Client secrets are 256-bit random strings, shown once, stored as a peppered hash
+ * (docs/decisions/0003-client-secrets.md).
+ */
 const SECRET_BYTES = 32;
-/** client_id: "tgc_" + 128 random bits, base64url — opaque and URL-safe (DESIGN.md). */
+/** client_id: "tgc_" + 128 random bits, base64url — opaque and URL-safe (docs/decisions/0003-client-secrets.md). */
 const CLIENT_ID_PREFIX = "tgc_";
 const CLIENT_ID_BYTES = 16;
 

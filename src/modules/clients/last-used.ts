@@ -1,7 +1,8 @@
 // "Last connected" stamps of clients, batched off the request path: the token endpoint only
 // records the time in memory; flush() writes every pending stamp in one transaction, on a timer
-// and at shutdown (notes/performance.md: no database write per token request). A stamp lost in a
-// crash is a slightly older "last used" time, which is acceptable for a display field.
+// and at shutdown (no database write per token request:
+// docs/decisions/0006-hot-paths-answer-from-memory.md). A stamp lost in a crash is a slightly
+// older "last used" time, which is acceptable for a display field.
 import type { Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
 

@@ -1,5 +1,6 @@
 // Input validation for OAuth clients (zod, strict: unknown fields are 400). Wire names follow the
-// spec ("Client") and DESIGN.md's fixed interfaces; rows are camelCase (see views.ts).
+// spec ("Client") and docs/decisions/0012-admin-interfaces.md; rows are camelCase (views.ts maps:
+// docs/decisions/0011-wire-json-snake-case.md).
 import { z } from "zod";
 import type { Prisma } from "../../generated/sqlite/client";
 import { Keyset, pageQuery } from "../../shared/pagination";
@@ -25,13 +26,17 @@ export function defaultGrantTypes(kind: ClientKind): ClientGrantType[] {
   return kind === "m2m" ? ["client_credentials"] : ["authorization_code", "refresh_token"];
 }
 
-/** Recommended 1 to 24 hours (spec "Limits"); enforced 5 minutes to 24 hours (DESIGN.md). */
+/**
+ * Recommended 1 to 24 hours (spec "Limits"); enforced 5 minutes to 24 hours
+ * (docs/decisions/0010-client-token-lifetime.md).
+ */
 export const TOKEN_LIFETIME = { min: 300, max: 86_400, default: 3600 } as const;
 
 /**
  * A redirect URI: absolute, no fragment (RFC 6749 §3.1.2), https or loopback http (OAuth 2.1
  * §1.5 / RFC 8252 §7.3 — native MCP clients such as Claude Code and VS Code use
- * http://127.0.0.1:<port>/ or http://localhost:<port>/, notes/mcp-auth.md Z3), no credentials.
+ * http://127.0.0.1:<port>/ or http://localhost:<port>/,
+ * docs/decisions/0008-loopback-redirect-uris.md), no credentials.
  */
 export const redirectUriSchema = z
   .string()
@@ -67,7 +72,7 @@ export const createClientSchema = z
   .strict();
 export type CreateClientInput = z.infer<typeof createClientSchema>;
 
-/** POST /svc/clientms/clients: the dashboard's registration form (DESIGN.md "Interfaces fixed here"). */
+/** POST /svc/clientms/clients: the dashboard's registration form (docs/decisions/0012-admin-interfaces.md). */
 export const dashboardClientSchema = z
   .object({
     client_name: nameSchema,

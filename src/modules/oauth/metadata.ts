@@ -1,7 +1,8 @@
 // Authorization server metadata (RFC 8414 §2), served at /.well-known/oauth-authorization-server
 // and, with the same content, at /.well-known/openid-configuration. Built from what is actually
 // wired — the registered grants and client authentication methods — so it advertises only what
-// works (issue 2, item 5): when a grant is added, its metadata contribution appears here.
+// works (docs/decisions/0007-discovery.md): when a grant is added, its metadata contribution
+// appears here.
 //
 // Decisions (docs/oauth.md "Discovery"):
 // - `issuer` is TOOLGATE_PUBLIC_URL exactly as configured (RFC 8414 §3.3: clients compare it
@@ -9,8 +10,8 @@
 // - No `authorization_endpoint` while no grant uses one (RFC 8414 §2 makes it REQUIRED only then);
 //   `response_types_supported` is REQUIRED, so it is the (possibly empty) union of the grants'
 //   response types. The MCP TypeScript SDK's schema insists on `authorization_endpoint` even for a
-//   client-credentials-only server (notes/mcp-auth.md A4); we do not advertise a fake endpoint to
-//   please it — the authorization_code grant contributes the real one.
+//   client-credentials-only server (docs/decisions/0007-discovery.md); we do not advertise a fake
+//   endpoint to please it — the authorization_code grant contributes the real one.
 // - No `scopes_supported`: scopes belong to resource servers of many workspaces; a union in an
 //   unauthenticated document would leak one workspace's scope names to everyone. Each MCP server
 //   lists its own scopes in its Protected Resource Metadata (RFC 9728).

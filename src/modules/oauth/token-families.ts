@@ -2,8 +2,9 @@
 // token minted from it (they carry the family as their `fid` claim). Refresh-token reuse, RFC 7009
 // revocation of a refresh token and a replayed code revoke the whole family in ONE transaction:
 // the refresh tokens are retired (sign-in module) and the family enters the access-token denylist
-// (tokens module RevocationList: persisted, in memory here at once, in other instances after their
-// next "revocations" poll). Introspection then answers {"active": false} for the family's tokens.
+// (tokens module RevocationList: persisted, in memory here at once, in other instances as the
+// transaction commits, by PostgreSQL NOTIFY). Introspection then answers {"active": false} for the
+// family's tokens.
 import type { RefreshTokens } from "../signin";
 import type { RevocationList } from "../tokens";
 

@@ -1,6 +1,7 @@
 // Role bindings: a role given to a user, a group or a client acting as a service account, either
-// tenant-wide or on one resource server, optionally until an expiry. Every write reloads the scope
-// resolver's snapshot; expiry needs no write (the resolver compares with the clock per call).
+// tenant-wide or on one resource server, optionally until an expiry. Every write drops the
+// subject's cached bindings after commit (unit of work, docs/decisions/0001-per-entry-caches.md);
+// expiry needs no write (the resolver compares with the clock per call).
 import type { Prisma } from "../../generated/sqlite/client";
 import type { Db, DbOrTx } from "../../storage";
 import type { Clock } from "../../shared/clock";

@@ -1,6 +1,7 @@
 // Groups of workspace members. A group is a binding subject: its members hold what its bindings
-// grant, so every change of membership (and deleting a group with its bindings) reloads the
-// scope resolver's snapshot.
+// grant. A change of membership drops that member's cached access facts, deleting a group drops
+// its bindings' entries; the unit of work does both after commit
+// (docs/decisions/0001-per-entry-caches.md).
 import type { Db, DbOrTx } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";

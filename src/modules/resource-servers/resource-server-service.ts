@@ -6,7 +6,6 @@ import type { IdGenerator } from "../../shared/ids";
 import { hashSecret } from "../../shared/crypto";
 import { conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
-import type { ResourceServerRegistry } from "./registry";
 import { canonicalResource, joinResourceUrl } from "../../shared/resource-url";
 import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
 import { RESOURCE_SERVER_LIST, type CreateResourceServerInput, type UpdateResourceServerInput } from "./schemas";
@@ -29,7 +28,6 @@ export class ResourceServerService {
 
   constructor(
     private readonly db: Db,
-    private readonly registry: ResourceServerRegistry,
     private readonly pepper: Buffer,
     private readonly publicUrl: string,
     private readonly clock: Clock,
@@ -53,10 +51,6 @@ export class ResourceServerService {
     if (live.some((r) => r.id !== exceptId && canonicalResource(r.resourceUrl) === key)) {
       throw conflict("a resource server with this resource_url already exists in the workspace");
     }
-  }
-
-  /** Reloads the in-memory registry after a committed change. */
-  private async changed(): Promise<void> {
   }
 
   async create(actor: Actor, input: CreateResourceServerInput) {
@@ -91,7 +85,6 @@ export class ResourceServerService {
       }
       return created;
     });
-    await this.changed();
     // The 201 body has exactly the spec's fields; the secret appears here and in rotation only.
     return {
       id: rs.id,
@@ -140,7 +133,6 @@ export class ResourceServerService {
       });
       return updated;
     });
-    await this.changed();
     return toResourceServerView(this.publicUrl, rs);
   }
 
@@ -151,7 +143,6 @@ export class ResourceServerService {
       await this.findLive(tx, actor, id);
       await tx.resourceServer.update({ where: { id }, data: { deletedAt: this.clock.now() } });
     });
-    await this.changed();
   }
 
   /** New secret returned once; the old one is refused from the moment this returns. */
@@ -164,7 +155,6 @@ export class ResourceServerService {
       await tx.resourceServer.update({ where: { id }, data: { introspectionSecretHash: hashSecret(this.pepper, secret), updatedAt: rotatedAt } });
       for (const hook of this.rotationHooks) await hook(tx, actor, rs, rotatedAt);
     });
-    await this.changed();
     return { id, introspection_secret: secret, rotated_at: rotatedAt.toISOString() };
   }
 }

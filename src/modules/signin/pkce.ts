@@ -1,5 +1,6 @@
 // PKCE (RFC 7636). Only S256 is accepted: MCP clients always send it, and `plain` offers no
-// protection against a leaked authorization request (OAuth 2.1 §4.1.1, notes/mcp-auth.md Z2).
+// protection against a leaked authorization request (OAuth 2.1 §4.1.1,
+// docs/decisions/0009-pkce-s256-only.md).
 import { createHash } from "node:crypto";
 import { safeEqual } from "../../shared/crypto";
 

@@ -38,7 +38,8 @@ export class AdminAuthenticator {
     if (!token) throw new AdminAuthError("missing bearer token", REALM);
     const claims = await this.jwt.verifyAdminToken(token);
     if (!claims) throw new AdminAuthError("invalid or expired token", `${REALM}, error="invalid_token"`);
-    // Admin tokens carry workspace_id and, for compatibility, tenant_id with the same value (DESIGN).
+    // Admin tokens carry workspace_id and, for compatibility, tenant_id with the same value
+    // (docs/decisions/0002-workspace-is-tenant.md).
     const tenantId = claims.workspace_id ?? claims.tenant_id;
     if (typeof tenantId !== "string" || tenantId === "") throw new AdminAuthError("tenant_id required in JWT");
     return this.tenancy.resolveActor(claims.sub, tenantId);

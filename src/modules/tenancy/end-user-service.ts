@@ -1,7 +1,8 @@
 // End-user state of workspace members (spec "Tenant end-user state" and its state table): status,
 // plan tier, rate-limit override and suspension. Every member is an end user; a member without a
-// stored row has the defaults (active). A suspended end user holds no scope, so a status change
-// reloads the scope resolver's snapshot.
+// stored row has the defaults (active). A suspended end user holds no scope; a status change drops
+// that member's cached access facts after commit (unit of work,
+// docs/decisions/0001-per-entry-caches.md).
 import type { Prisma } from "../../generated/sqlite/client";
 import type { Db, DbOrTx } from "../../storage";
 import type { Clock } from "../../shared/clock";

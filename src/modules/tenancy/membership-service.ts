@@ -1,6 +1,7 @@
 // Workspace memberships (spec "Tenant membership" and its state table). A membership's status
-// decides whether its user may hold any scope (only `active` may), so every write reloads the
-// scope resolver's snapshot.
+// decides whether its user may hold any scope (only `active` may); every write drops that member's
+// cached access facts after commit, through the unit of work
+// (docs/decisions/0001-per-entry-caches.md).
 //
 // Guards beyond the spec, as a workspace owner would expect:
 // - Only an owner may create an owner membership, promote to owner, or change or remove an owner's

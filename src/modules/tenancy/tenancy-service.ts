@@ -31,7 +31,6 @@ export class TenancyService {
     private readonly db: Db,
     private readonly jwt: JwtService,
     private readonly clock: Clock,
-    /** Memberships decide what the scope resolver grants: a new one must reload its snapshot. */
   ) {
     this.throttle = new LoginThrottle(clock);
   }

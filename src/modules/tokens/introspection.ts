@@ -79,7 +79,8 @@ export class IntrospectionService {
     if (this.revocations.isRevoked(claims.jti)) return INACTIVE;
     // A user token of a revoked family (stolen refresh token, revoked chain, replayed code).
     if (claims.fid !== undefined && this.revocations.isFamilyRevoked(claims.fid)) return INACTIVE;
-    // Audience: only the server the token was minted for may learn about it (RFC 8707 §2, MCP R7).
+    // Audience: only the server the token was minted for may learn about it (RFC 8707 §2; MCP
+    // authorization spec, "Token Handling"; docs/decisions/0005-introspection.md).
     if (claims.tenant_id !== caller.tenantId) return INACTIVE;
     if (claims.aud !== caller.resourceUrl && canonicalResource(claims.aud) !== canonicalResource(caller.resourceUrl)) return INACTIVE;
     return undefined;

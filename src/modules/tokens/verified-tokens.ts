@@ -1,6 +1,7 @@
 // Verified-access-token cache for introspection and revocation. An ES256 verify costs ~120 µs,
-// more than the rest of an introspection request together (notes/performance.md); resource
-// servers introspect the same token again and again, so a token that verified once is remembered,
+// more than the rest of an introspection request together
+// (docs/decisions/0006-hot-paths-answer-from-memory.md); resource servers introspect the same
+// token again and again, so a token that verified once is remembered,
 // keyed by its exact string, until its `exp`. The signature check's inputs are fixed for the
 // token's lifetime except one: whether its key is still published (a key that signed a token
 // stays published until that token expired, key-schedule.ts, but a token claiming a longer life

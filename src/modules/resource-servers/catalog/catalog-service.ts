@@ -1,7 +1,7 @@
-// Tools, scopes and the tool-to-scope mapping of one resource server. Every write that can change
-// the compiled policy bumps the `policies` version in its transaction and reloads this process's
-// policy cache after commit; post-activation changes write their drift events in the same
-// transaction (scope_deleted, tool_unmapped).
+// Tools, scopes and the tool-to-scope mapping of one resource server. A write to these rows drops
+// the server's compiled policy after commit (the unit of work,
+// docs/decisions/0001-per-entry-caches.md); post-activation changes write their drift events in
+// the same transaction (scope_deleted, tool_unmapped).
 import type { Db, DbOrTx, Tx } from "../../../storage";
 import { isUniqueViolation } from "../../../storage";
 import type { Clock } from "../../../shared/clock";

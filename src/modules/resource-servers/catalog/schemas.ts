@@ -31,7 +31,7 @@ export const createToolSchema = z
   .strict();
 export type CreateToolInput = z.infer<typeof createToolSchema>;
 
-/** Typed confirmation: the administrator repeats the tool's name (DESIGN.md). */
+/** Typed confirmation: the administrator repeats the tool's name (docs/decisions/0015-public-tool-confirmation.md). */
 export const markPublicSchema = z
   .object({
     confirm: z.string({ error: "must repeat the tool name" }).min(1).max(256),

@@ -1,5 +1,6 @@
-// The setup checklist (DESIGN.md), computed from rows and never stored, so the setup screen,
-// validate, activation-preview and activate always judge the same facts the same way.
+// The setup checklist (docs/decisions/0014-setup-checklist.md), computed from rows and never
+// stored, so the setup screen, validate, activation-preview and activate always judge the same
+// facts the same way.
 // Stale tools (gone from the newest scan) are left out: they cannot block or count as setup.
 import type { ServerState } from "../state-machine";
 import { activationBlockedByState } from "../state-machine";
