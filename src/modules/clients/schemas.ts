@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { Prisma } from "../../generated/sqlite/client";
 import { Keyset, pageQuery } from "../../shared/pagination";
 import { isLoopbackHttp } from "../../shared/loopback";
+import { strictUrl } from "../../shared/urls";
 import { uniqueList } from "../../shared/zod";
 import { nameSchema, scopeTokenSchema } from "../resource-servers";
 
@@ -42,17 +43,15 @@ export const redirectUriSchema = z
   .string()
   .trim()
   .max(2048)
-  .refine((v) => {
-    let u: URL;
-    try {
-      u = new URL(v);
-    } catch {
-      return false;
+  .transform((v, ctx) => {
+    const r = strictUrl(v, { schemes: ["https:", "http:"], allowQuery: true });
+    if (!r.ok || (r.url.protocol === "http:" && !isLoopbackHttp(r.url))) {
+      const why = r.ok ? "" : `: it ${r.reason}`;
+      ctx.addIssue({ code: "custom", message: `must be an absolute https URL (or http on 127.0.0.1, [::1] or localhost) without fragment or credentials${why}` });
+      return z.NEVER;
     }
-    if (u.hash || v.includes("#") || u.username || u.password) return false;
-    if (u.protocol === "https:") return true;
-    return isLoopbackHttp(u);
-  }, "must be an absolute https URL (or http on 127.0.0.1, [::1] or localhost) without fragment or credentials");
+    return r.href; // stored normalised (shared/urls.ts); presented ones are normalised the same way
+  });
 
 const descriptionSchema = z.string().trim().max(2000);
 const grantTypesSchema = uniqueList(z.enum(CLIENT_GRANT_TYPES), 10).min(1, "must name at least one grant type");

@@ -3,32 +3,36 @@ import { z } from "zod";
 import type { Prisma } from "../../generated/sqlite/client";
 import { Keyset, pageQuerySchema } from "../../shared/pagination";
 import { uniqueList } from "../../shared/zod";
+import { hasDotSegment, strictUrl } from "../../shared/urls";
 
 export const REGISTRATION_MODES = ["dcr", "cimd", "prereg"] as const;
 export type RegistrationMode = (typeof REGISTRATION_MODES)[number];
 
-/** An absolute http(s) URL with no query, fragment or credentials: the public address of the server. */
+/**
+ * An absolute http(s) URL with no query, fragment or credentials: the public address of the server.
+ * Checked and normalised once (shared/urls.ts); stored normalised, without the trailing slash
+ * WHATWG adds to an empty path (resource_url joins it with the path by exactly one slash).
+ */
 export const publicBaseUrlSchema = z
   .string()
   .trim()
   .max(2048)
-  .refine((v) => !/[\s\u0000-\u001f\u007f]/.test(v), "must not contain spaces or control characters")
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === "https:" || u.protocol === "http:") && !u.search && !u.hash && !u.username && !u.password && !v.includes("#") && !v.includes("?");
-    } catch {
-      return false;
+  .transform((v, ctx) => {
+    const r = strictUrl(v, { schemes: ["https:", "http:"], allowQuery: false });
+    if (!r.ok) {
+      ctx.addIssue({ code: "custom", message: `must be an absolute http(s) URL without query, fragment or credentials: it ${r.reason}` });
+      return z.NEVER;
     }
-  }, "must be an absolute http(s) URL without query, fragment or credentials");
+    return r.url.pathname === "/" ? r.href.slice(0, -1) : r.href;
+  });
 
-/** A path prefix: starts with "/", URL path characters only, no "." or ".." segments. */
+/** A path prefix: starts with "/", URL path characters only, no "." or ".." segments (also percent-encoded). */
 export const protectedBasePathSchema = z
   .string()
   .trim()
   .max(512)
   .regex(/^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*$/, "must be a path starting with / (no query, fragment or spaces)")
-  .refine((p) => !p.split("/").some((seg) => seg === "." || seg === ".."), "must not contain . or .. segments")
+  .refine((p) => !hasDotSegment(p), "must not contain . or .. segments (also percent-encoded)")
   .refine((p) => !/%(?![0-9A-Fa-f]{2})/.test(p), "has an invalid percent-encoding");
 
 /** A scope string (RFC 6749 §3.3 scope-token: printable ASCII except space, " and \). */
