@@ -21,7 +21,7 @@ import {
 import { ClientAuthenticator } from "./client-auth";
 import { createGrants, type GrantHandler, type SignInGrantDeps } from "./grants";
 import { IntrospectionEndpoint } from "./introspection-endpoint";
-import { buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
+import { buildServerMetadata, type ServerMetadata } from "./metadata";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
@@ -44,10 +44,8 @@ export interface OAuthDeps {
   scopes: SubjectScopeResolver;
   /** Where failures off the request path (a background reload) and fail-closed answers are reported. */
   onBackgroundError: (e: unknown) => void;
-  /** End-user sign-in state; when given, authorization_code and refresh_token are served and advertised. */
-  signin?: SignInGrantDeps;
-  /** Extra metadata members of features outside the grants (e.g. registration_endpoint). */
-  metadataContributors?: MetadataContributor[];
+  /** End-user sign-in state (authorization_code and refresh_token). */
+  signin: SignInGrantDeps;
 }
 
 export interface OAuthServices {
@@ -58,8 +56,8 @@ export interface OAuthServices {
   issuer: AccessTokenIssuer;
   introspection: IntrospectionService;
   tokenRevocation: TokenRevocationService;
-  /** Refresh-token chains with their access tokens (present when sign-in is wired). */
-  families?: TokenFamilies;
+  /** Refresh-token chains with their access tokens. */
+  families: TokenFamilies;
   grants: readonly GrantHandler[];
   metadata: ServerMetadata;
   tokenEndpoint: TokenEndpoint;
@@ -79,13 +77,13 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes, deps.onBackgroundError);
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
   const auth = new ClientAuthenticator(clientRegistry);
-  const refreshTokens = deps.signin?.refreshTokens;
-  const families = refreshTokens ? new TokenFamilies(revocations, refreshTokens) : undefined;
+  const { refreshTokens } = deps.signin;
+  const families = new TokenFamilies(revocations, refreshTokens);
   const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families });
-  const revokers: TokenRevoker[] = [{ tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) }];
-  if (refreshTokens && families) {
-    // RFC 7009 §2.1: revoking a refresh token revokes its chain and the access tokens minted from it.
-    revokers.push({
+  const revokers: TokenRevoker[] = [
+    { tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) },
+    {
+      // RFC 7009 §2.1: revoking a refresh token revokes its chain and the access tokens minted from it.
       tokenType: "refresh_token",
       async revoke(client, token) {
         const familyId = await refreshTokens.familyOf(token, client.clientId);
@@ -93,8 +91,8 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
         await families.revoke(familyId);
         return true;
       },
-    });
-  }
+    },
+  ];
   return {
     clients,
     oauth: {
@@ -107,7 +105,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       tokenRevocation,
       families,
       grants,
-      metadata: buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors),
+      metadata: buildServerMetadata(deps.publicUrl, grants),
       tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed),
       introspectionEndpoint: new IntrospectionEndpoint(deps.servers, introspection),
       revocationEndpoint: new RevocationEndpoint(auth, revokers),

@@ -14,7 +14,7 @@ export class TokenEndpoint {
   constructor(
     private readonly auth: ClientAuthenticator,
     grants: readonly GrantHandler[],
-    private readonly lastUsed?: LastUsedRecorder,
+    private readonly lastUsed: LastUsedRecorder,
   ) {
     this.grants = new Map(grants.map((g) => [g.grantType, g]));
   }
@@ -25,7 +25,7 @@ export class TokenEndpoint {
     const { client, method } = await this.auth.authenticate(input);
     if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client", `grant_type ${grant.grantType} is not among the client's grant types`);
     const result = await grant.handle({ params: input.params, client, authMethod: method });
-    this.lastUsed?.mark(client.id); // in memory; written in batches off the request path
+    this.lastUsed.mark(client.id); // in memory; written in batches off the request path
     return result;
   }
 }

@@ -1,7 +1,6 @@
 // Every grant the token endpoint serves, in the order metadata lists them. To add a grant:
 // write grants/<grant>.ts implementing GrantHandler, add its dependencies to GrantDeps, and
-// add it below. Nothing else changes: dispatch and discovery follow this list, so a grant whose
-// dependencies are not wired is neither served nor advertised.
+// add it below. Nothing else changes: dispatch and discovery follow this list.
 import type { AuthorizationCodes, RefreshTokens } from "../../signin";
 import type { TokenFamilies } from "../token-families";
 import { authorizationCodeGrant } from "./authorization-code";
@@ -9,7 +8,7 @@ import { clientCredentialsGrant, type ClientCredentialsDeps } from "./client-cre
 import { refreshTokenGrant, type RefreshTokenDeps } from "./refresh-token";
 import type { GrantHandler } from "./types";
 
-/** End-user sign-in state: present once the sign-in module is wired (authorization_code, refresh_token). */
+/** End-user sign-in state (authorization_code, refresh_token). */
 export interface SignInGrantDeps {
   codes: AuthorizationCodes;
   refreshTokens: RefreshTokens;
@@ -17,23 +16,19 @@ export interface SignInGrantDeps {
 }
 
 export interface GrantDeps extends ClientCredentialsDeps {
-  signin?: SignInGrantDeps;
-  /** Revokes a refresh-token chain with its access tokens (present whenever `signin` is). */
-  families?: TokenFamilies;
+  signin: SignInGrantDeps;
+  /** Revokes a refresh-token chain with its access tokens. */
+  families: TokenFamilies;
 }
 
 export function createGrants(deps: GrantDeps): GrantHandler[] {
-  const grants: GrantHandler[] = [clientCredentialsGrant(deps)];
-  if (deps.signin) {
-    if (!deps.families) throw new Error("the sign-in grants need token families (revocation of refresh-token chains)");
-    const { codes, refreshTokens, userScopes } = deps.signin;
-    const { families } = deps;
-    grants.push(
-      authorizationCodeGrant({ codes, refreshTokens, families, issuer: deps.issuer }),
-      refreshTokenGrant({ refreshTokens, families, issuer: deps.issuer, servers: deps.servers, userScopes }),
-    );
-  }
-  return grants;
+  const { codes, refreshTokens, userScopes } = deps.signin;
+  const { families, issuer, servers } = deps;
+  return [
+    clientCredentialsGrant(deps),
+    authorizationCodeGrant({ codes, refreshTokens, families, issuer }),
+    refreshTokenGrant({ refreshTokens, families, issuer, servers, userScopes }),
+  ];
 }
 
 export type { GrantHandler, GrantContext, GrantResult } from "./types";
