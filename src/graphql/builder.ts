@@ -3,7 +3,6 @@
 // from ./schema.ts; nothing else belongs here.
 import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
-import DataloaderPlugin from "@pothos/plugin-dataloader";
 import type PrismaTypes from "../generated/pothos-types";
 import { getDatamodel } from "../generated/pothos-types";
 import type { GraphQLContext } from "./context";
@@ -18,12 +17,14 @@ export const builder = new SchemaBuilder<{
   // null-check what the database guarantees.
   DefaultFieldNullability: false;
 }>({
-  plugins: [PrismaPlugin, DataloaderPlugin],
+  // No dataloader plugin: per-request DataLoaders are held in one place, ./loaders.ts.
+  plugins: [PrismaPlugin],
   defaultFieldNullability: false,
   prisma: {
-    // services.db is the SQLite or the PostgreSQL client (same model API), chosen at boot from
-    // DATABASE_URL; reading it from the context keeps the schema a module-level singleton.
-    client: (ctx) => ctx.services.db,
+    // The request's tenant-scoped reader (src/storage/tenant-scope.ts): every selection the plugin
+    // reads, nested lists included, is ANDed with the caller's workspace, and it cannot write.
+    // Reading it from the context keeps the schema a module-level singleton.
+    client: (ctx) => ctx.reads,
     // Prisma 7 no longer carries the DMMF at run time; the generator writes it next to the types.
     dmmf: getDatamodel(),
     exposeDescriptions: false,

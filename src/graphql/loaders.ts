@@ -1,11 +1,24 @@
-// Per-request DataLoaders for computed fields (counts, badges that need other rows, effective
-// access, ...): each batches every parent in the operation into one tenant-scoped query, so a
-// list of N servers costs one query per computed field instead of N. Add a loader here and read it
-// in a type file as `ctx.loaders.<name>.load(key)`.
+// The graph's one loader factory: createLoaders() runs once per request (context.ts) and holds every
+// DataLoader of the request, for fields that cannot ride on a plugin-prisma selection (counts, the
+// setup checklist, bindings named by subject id, effective access, ...). Each batches every parent
+// of the operation into one query through the request's tenant-scoped reader, or one call of a
+// module's batched reader, so a list of N parents costs the same as one. Add a loader here and read
+// it in a type file as `ctx.loaders.<name>.load(key)`; nothing else in src/graphql holds loaders.
 import DataLoader from "dataloader";
-import type { Db } from "../storage";
-import type { Actor } from "../shared/actor";
+import type { RoleBinding, SdkManifest } from "../generated/sqlite/client";
+import { assertCanRead, type Actor } from "../shared/actor";
+import type { PageRequest } from "../shared/pagination";
+import type { TenantReader } from "../storage";
 import { CLIENT_STATUSES, type ClientStatus } from "../modules/clients";
+import { ROLE_BINDING_LIST, type EffectiveAccessItem } from "../modules/rbac";
+import { readSetupInputs, type SetupInputs } from "../modules/resource-servers";
+import type { GraphServices } from "./context";
+
+export interface LoaderDeps {
+  reads: TenantReader;
+  actor: Actor;
+  services: GraphServices;
+}
 
 export interface ClientCounts {
   total: number;
@@ -14,11 +27,11 @@ export interface ClientCounts {
   revoked: number;
 }
 
-function clientCountsLoader(db: Db, actor: Actor) {
+function clientCountsLoader({ reads }: LoaderDeps) {
   return new DataLoader<string, ClientCounts>(async (resourceServerIds) => {
-    const rows = await db.client.groupBy({
+    const rows = await reads.client.groupBy({
       by: ["resourceServerId", "status"],
-      where: { tenantId: actor.tenantId, resourceServerId: { in: [...resourceServerIds] } },
+      where: { resourceServerId: { in: [...resourceServerIds] } },
       _count: { _all: true },
     });
     const byServer = new Map<string, ClientCounts>(resourceServerIds.map((id) => [id, { total: 0, pending: 0, approved: 0, revoked: 0 }]));
@@ -32,10 +45,56 @@ function clientCountsLoader(db: Db, actor: Actor) {
   });
 }
 
-export function createLoaders(db: Db, actor: Actor) {
+function manifestsLoader({ reads }: LoaderDeps) {
+  return new DataLoader<string, SdkManifest | null>(async (resourceServerIds) => {
+    const rows = await reads.sdkManifest.findMany({ where: { resourceServerId: { in: [...resourceServerIds] } } });
+    return resourceServerIds.map((id) => rows.find((r) => r.resourceServerId === id) ?? null);
+  });
+}
+
+/**
+ * One page of the bindings of users or groups, oldest first. Parents asking for the same page share
+ * one loader (and so one query); the keyset condition applies to every subject alike, and the page
+ * size is cut per subject (in the query too when the batch has one subject). The parents were read
+ * through the services; the role check is repeated here all the same.
+ */
+function roleBindingsLoaders({ reads, actor }: LoaderDeps) {
+  const byPage = new Map<string, DataLoader<string, RoleBinding[]>>();
+  return (subjectType: "user" | "group", page: PageRequest) => {
+    const key = JSON.stringify([subjectType, page.limit, page.cursor ?? null]);
+    let loader = byPage.get(key);
+    if (!loader) {
+      loader = new DataLoader<string, RoleBinding[]>(async (subjectIds) => {
+        assertCanRead(actor);
+        const rows = await reads.roleBinding.findMany({
+          where: ROLE_BINDING_LIST.where({ subjectType, subjectId: { in: [...subjectIds] } }, page.cursor),
+          orderBy: ROLE_BINDING_LIST.orderBy,
+          ...(subjectIds.length === 1 ? { take: page.limit } : {}),
+        });
+        return subjectIds.map((id) => rows.filter((b) => b.subjectId === id).slice(0, page.limit));
+      });
+      byPage.set(key, loader);
+    }
+    return loader;
+  };
+}
+
+export function createLoaders(deps: LoaderDeps) {
+  const { actor, reads, services } = deps;
   return {
     /** Clients per resource server by status (the Applications list shows them). */
-    clientCounts: clientCountsLoader(db, actor),
+    clientCounts: clientCountsLoader(deps),
+    /** The setup checklist's inputs per resource server (tools with their scope ids, scope count, access policy). */
+    setupInputs: new DataLoader<string, SetupInputs>((ids) => readSetupInputs(reads, actor.tenantId, ids)),
+    /** The runtime's last manifest push per resource server (null: none yet). */
+    manifests: manifestsLoader(deps),
+    /** `roleBindings(subjectType, page).load(subjectId)`: one page of a user's or a group's own bindings. */
+    roleBindings: roleBindingsLoaders(deps),
+    /** Every binding affecting each user now, through the same service as GET .../effective-access. */
+    effectiveAccess: new DataLoader<string, EffectiveAccessItem[]>(async (userIds) => {
+      const byUser = await services.rbac.effectiveAccess.forUsers(actor, userIds);
+      return userIds.map((id) => byUser.get(id) ?? []);
+    }),
   };
 }
 

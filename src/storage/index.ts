@@ -4,3 +4,4 @@ export { ChangeBus, ChangeSet, type ChangeKind, type ChangeSubscriber } from "./
 export { PgChangeChannel } from "./pg-notifications";
 export { SqliteChangeWatch, takeServerLock, ServerLockError } from "./sqlite-watch";
 export { isUniqueViolation, isRecordMissing, translatePrismaError } from "./prisma-errors";
+export { tenantScopedReader, TENANT_COLUMNS, READ_OPERATIONS, type TenantReader } from "./tenant-scope";

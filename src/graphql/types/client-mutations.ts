@@ -25,7 +25,7 @@ const PreRegisterClientPayload = builder.objectRef<{ clientId: string; secret: s
       type: "Client",
       // Read with the operation's selection; the service has just written it in this workspace.
       resolve: (query, parent, _args, ctx) =>
-        ctx.services.db.client.findFirstOrThrow({ ...query, where: { clientId: parent.clientId, tenantId: ctx.actor.tenantId } }),
+        ctx.reads.client.findFirstOrThrow({ ...query, where: { clientId: parent.clientId } }),
     }),
   }),
 });

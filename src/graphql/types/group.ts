@@ -1,12 +1,12 @@
 // Group and GroupMember: members through plugin-prisma selections (folded into the parent query),
-// the group's role bindings through a per-request DataLoader (bindings name their subject by id, not
+// the group's role bindings through the request's loaders (bindings name their subject by id, not
 // by a foreign key). Writes go through GroupService like the REST routes.
 import { GROUP_LIST, GROUP_MEMBER_LIST, ROLE_BINDING_LIST, addGroupMemberSchema, createGroupSchema } from "../../modules/rbac";
 import { builder } from "../builder";
 import { idSchema, parseArg, toWire } from "../validation";
 import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 import { inOrder, nullIfNotFound } from "./people-support";
-import { RoleBindingRef, bindingsOfSubjects } from "./role-binding";
+import { RoleBindingRef } from "./role-binding";
 
 builder.prismaObject("GroupMember", {
   select: { groupId: true, userId: true },
@@ -38,18 +38,12 @@ export const GroupRef = builder.prismaObject("Group", {
         return { where: GROUP_MEMBER_LIST.where({}, page.cursor), orderBy: GROUP_MEMBER_LIST.orderBy, take: page.limit };
       },
     }),
-    roleBindings: t.loadableList({
-      type: RoleBindingRef,
+    roleBindings: t.field({
+      type: [RoleBindingRef],
       description: "The group's own bindings (expired ones included), oldest first (one page: first, after).",
       args: { ...pageArgs },
-      // Batched per path, so every parent of one batch shares the same first/after.
-      byPath: true,
-      load: (groupIds: string[], ctx, args) => bindingsOfSubjects(ctx, "group", groupIds, pageOf(ROLE_BINDING_LIST, args)),
-      // Checks first/after here, so a bad value fails this field (not the whole batch).
-      resolve: (g, args) => {
-        pageOf(ROLE_BINDING_LIST, args);
-        return g.id;
-      },
+      // One batch per page asked for; a bad first/after fails this field, not the whole batch.
+      resolve: (g, args, ctx) => ctx.loaders.roleBindings("group", pageOf(ROLE_BINDING_LIST, args)).load(g.id),
     }),
   }),
 });
@@ -63,7 +57,7 @@ builder.queryFields((t) => ({
       const selection = { ...query };
       const ids = (await ctx.services.rbac.groups.list(ctx.actor, pageOf(GROUP_LIST, args))).items.map((g) => g.id);
       if (ids.length === 0) return [];
-      return inOrder(ids, await ctx.services.db.group.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));
+      return inOrder(ids, await ctx.reads.group.findMany({ ...selection, where: { id: { in: ids } } }));
     },
   }),
   group: t.prismaField({
@@ -73,7 +67,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const g = await nullIfNotFound(() => ctx.services.rbac.groups.get(ctx.actor, parseArg(idSchema, args.id, "id")));
-      return g && ctx.services.db.group.findUnique({ ...selection, where: { id: g.id } });
+      return g && ctx.reads.group.findUnique({ ...selection, where: { id: g.id } });
     },
   }),
 }));
@@ -88,7 +82,7 @@ const AddGroupMemberPayload = builder.objectRef<{ groupId: string; userId: strin
 builder.objectField(AddGroupMemberPayload, "member", (t) =>
   t.prismaField({
     type: "GroupMember",
-    resolve: (query, p, _args, ctx) => ctx.services.db.groupMember.findUniqueOrThrow({ ...query, where: { groupId_userId: { groupId: p.groupId, userId: p.userId } } }),
+    resolve: (query, p, _args, ctx) => ctx.reads.groupMember.findUniqueOrThrow({ ...query, where: { groupId_userId: { groupId: p.groupId, userId: p.userId } } }),
   }),
 );
 
@@ -99,7 +93,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const g = await ctx.services.rbac.groups.create(ctx.actor, parseArg(createGroupSchema, toWire(args.input), "input"));
-      return ctx.services.db.group.findUniqueOrThrow({ ...selection, where: { id: g.id } });
+      return ctx.reads.group.findUniqueOrThrow({ ...selection, where: { id: g.id } });
     },
   }),
   deleteGroup: t.boolean({

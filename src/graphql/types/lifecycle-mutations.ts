@@ -68,7 +68,7 @@ builder.mutationFields((t) => ({
       const id = parseArg(idSchema, args.id, "id");
       const token = args.mcpToken === null || args.mcpToken === undefined ? undefined : parseArg(z.string().min(1).max(8192), args.mcpToken, "mcpToken");
       await ctx.services.lifecycle.scans.rescan(ctx.actor, id, { mcp_token: token });
-      return ctx.services.db.resourceServer.findFirstOrThrow({ ...query, where: { id, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.resourceServer.findFirstOrThrow({ ...query, where: { id } });
     },
   }),
   activateResourceServer: t.prismaField({
@@ -78,7 +78,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const id = parseArg(idSchema, args.id, "id");
       await ctx.services.lifecycle.setup.activate(ctx.actor, id);
-      return ctx.services.db.resourceServer.findFirstOrThrow({ ...query, where: { id, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.resourceServer.findFirstOrThrow({ ...query, where: { id } });
     },
   }),
   createScope: t.prismaField({
@@ -89,7 +89,7 @@ builder.mutationFields((t) => ({
       const { scopeId, ...rest } = args.input;
       const input = parseArg(createScopeSchema, { id: scopeId, ...toWire(rest) }, "input");
       await ctx.services.lifecycle.catalog.createScope(ctx.actor, rsId, input);
-      return ctx.services.db.scope.findFirstOrThrow({ ...query, where: { resourceServerId: rsId, key: input.id, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.scope.findFirstOrThrow({ ...query, where: { resourceServerId: rsId, key: input.id } });
     },
   }),
   deleteScope: t.boolean({
@@ -110,7 +110,7 @@ builder.mutationFields((t) => ({
       const inputSchema = inputSchemaJson === null || inputSchemaJson === undefined ? undefined : parseArg(jsonObject, inputSchemaJson, "input.inputSchemaJson");
       const input = parseArg(createToolSchema, { ...toWire(rest), ...(inputSchema === undefined ? {} : { input_schema: inputSchema }) }, "input");
       const tool = await ctx.services.lifecycle.catalog.createTool(ctx.actor, rsId, input);
-      return ctx.services.db.tool.findFirstOrThrow({ ...query, where: { id: tool.tool_id, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.tool.findFirstOrThrow({ ...query, where: { id: tool.tool_id } });
     },
   }),
   setToolPublic: t.prismaField({
@@ -127,7 +127,7 @@ builder.mutationFields((t) => ({
       const toolId = parseArg(idSchema, args.toolId, "toolId");
       const input = parseArg(markPublicSchema, { confirm: args.confirm, is_public: args.isPublic ?? true }, "input");
       await ctx.services.lifecycle.catalog.setPublic(ctx.actor, rsId, toolId, input);
-      return ctx.services.db.tool.findFirstOrThrow({ ...query, where: { id: toolId, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.tool.findFirstOrThrow({ ...query, where: { id: toolId } });
     },
   }),
   setToolScopes: t.prismaField({
@@ -138,7 +138,7 @@ builder.mutationFields((t) => ({
       const rsId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
       const input = parseArg(toolScopeMapSchema, { mappings: args.mappings.map((m) => toWire(m)) }, "input");
       await ctx.services.lifecycle.catalog.setToolScopeMap(ctx.actor, rsId, input);
-      return ctx.services.db.resourceServer.findFirstOrThrow({ ...query, where: { id: rsId, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.resourceServer.findFirstOrThrow({ ...query, where: { id: rsId } });
     },
   }),
   setAccessPolicy: t.prismaField({
@@ -150,7 +150,7 @@ builder.mutationFields((t) => ({
       // An explicit null clears the role (toWire would drop it as "absent").
       const wire = { ...toWire(rest), ...(defaultRoleId === undefined ? {} : { default_role_id: defaultRoleId }) };
       await ctx.services.lifecycle.accessPolicy.put(ctx.actor, rsId, parseArg(accessPolicySchema, wire, "input"));
-      return ctx.services.db.accessPolicy.findFirstOrThrow({ ...query, where: { resourceServerId: rsId, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.accessPolicy.findFirstOrThrow({ ...query, where: { resourceServerId: rsId } });
     },
   }),
   dismissDriftEvent: t.prismaField({
@@ -161,7 +161,7 @@ builder.mutationFields((t) => ({
       const rsId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
       const eventId = parseArg(idSchema, args.eventId, "eventId");
       await ctx.services.lifecycle.drift.dismiss(ctx.actor, rsId, eventId);
-      return ctx.services.db.driftEvent.findFirstOrThrow({ ...query, where: { id: eventId, rsId, tenantId: ctx.actor.tenantId } });
+      return ctx.reads.driftEvent.findFirstOrThrow({ ...query, where: { id: eventId, rsId } });
     },
   }),
 }));

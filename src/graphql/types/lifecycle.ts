@@ -1,9 +1,10 @@
 // The lifecycle read side of a resource server in the graph: setup checklist, compiled scope
-// matrix, manifest status, access policy and drift events. Computed values use the module's own
-// pure functions (buildChecklist, compileScopeMatrix, manifestWarnings), so the graph and REST judge
-// the same rows the same way, and per-request DataLoaders that batch every server of the operation
-// into a fixed number of queries.
-import DataLoader from "dataloader";
+// matrix, manifest status, access policy and drift events. The checklist's inputs come from the
+// module's own reader (readSetupInputs, the one SetupService uses) and are judged by its own pure
+// functions (buildChecklist, compileScopeMatrix, manifestWarnings), so the graph and REST read and
+// judge the same rows the same way; the request's loaders (../loaders.ts) batch every server of
+// the operation into a fixed number of queries.
+import type { SdkManifest } from "../../generated/sqlite/client";
 import {
   CHECKLIST_IDS,
   DRIFT_EVENT_LIST,
@@ -11,85 +12,15 @@ import {
   FIRST_TIME_GRANTS,
   SERVER_STATES,
   buildChecklist,
+  checklistFacts,
   compileScopeMatrix,
   deniedTools,
   manifestWarnings,
   type Checklist,
-  type ServerState,
 } from "../../modules/resource-servers";
 import { builder } from "../builder";
-import type { GraphQLContext } from "../context";
 import { ResourceServerStateEnum, enumValue } from "./enums";
 import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
-
-// ---------------------------------------------------------------- per-request loaders
-
-interface FactTool {
-  name: string;
-  source: string;
-  isPublic: boolean;
-  stale: boolean;
-  scopeKeys: string[];
-}
-
-interface ServerFacts {
-  state: ServerState;
-  tools: FactTool[];
-  scopeCount: number;
-  policy: { enabled: boolean; defaultRoleId: string | null; defaultRoleName: string | null } | null;
-}
-
-interface ManifestRow {
-  pushedAt: Date;
-  valid: boolean;
-  toolCount: number;
-  tools: unknown;
-  validationErrors: unknown;
-}
-
-function createLifecycleLoaders(ctx: GraphQLContext) {
-  const db = ctx.services.db;
-  const tenantId = ctx.actor.tenantId;
-  return {
-    /** Everything the checklist and the matrix need, for every server of the operation at once. */
-    facts: new DataLoader<string, ServerFacts>(async (keys) => {
-      const ids = [...keys];
-      const [servers, tools, scopeCounts, policies] = await Promise.all([
-        db.resourceServer.findMany({ where: { id: { in: ids }, tenantId }, select: { id: true, state: true } }),
-        db.tool.findMany({
-          where: { resourceServerId: { in: ids }, tenantId },
-          orderBy: { name: "asc" },
-          select: { resourceServerId: true, name: true, source: true, isPublic: true, stale: true, scopes: { select: { scope: { select: { key: true } } } } },
-        }),
-        db.scope.groupBy({ by: ["resourceServerId"], where: { resourceServerId: { in: ids }, tenantId }, _count: { _all: true } }),
-        db.accessPolicy.findMany({ where: { resourceServerId: { in: ids }, tenantId }, include: { defaultRole: { select: { name: true } } } }),
-      ]);
-      return ids.map((id) => {
-        const policy = policies.find((p) => p.resourceServerId === id);
-        return {
-          state: enumValue(SERVER_STATES, servers.find((s) => s.id === id)?.state ?? "pending_scan", "resource server state"),
-          tools: tools
-            .filter((t) => t.resourceServerId === id)
-            .map((t) => ({ name: t.name, source: t.source, isPublic: t.isPublic, stale: t.stale, scopeKeys: t.scopes.map((s) => s.scope.key).sort() })),
-          scopeCount: scopeCounts.find((c) => c.resourceServerId === id)?._count._all ?? 0,
-          policy: policy ? { enabled: policy.enabled, defaultRoleId: policy.defaultRoleId, defaultRoleName: policy.defaultRole?.name ?? null } : null,
-        };
-      });
-    }),
-    manifests: new DataLoader<string, ManifestRow | null>(async (keys) => {
-      const rows = await db.sdkManifest.findMany({ where: { resourceServerId: { in: [...keys] }, tenantId } });
-      return keys.map((id) => rows.find((r) => r.resourceServerId === id) ?? null);
-    }),
-  };
-}
-
-// Keyed by the request's context object: created on first use, gone with the request.
-const perRequest = new WeakMap<GraphQLContext, ReturnType<typeof createLifecycleLoaders>>();
-function loaders(ctx: GraphQLContext) {
-  let l = perRequest.get(ctx);
-  if (!l) perRequest.set(ctx, (l = createLifecycleLoaders(ctx)));
-  return l;
-}
 
 // ---------------------------------------------------------------- types
 
@@ -135,7 +66,7 @@ const ScopeMatrixRef = builder.objectRef<MatrixView>("ScopeMatrix").implement({
   }),
 });
 
-type ManifestStatus = ReturnType<typeof manifestWarnings> & { row: ManifestRow | null };
+type ManifestStatus = ReturnType<typeof manifestWarnings> & { row: SdkManifest | null };
 
 const ManifestStatusRef = builder.objectRef<ManifestStatus>("SdkManifestStatus").implement({
   description: "GET .../sdk-manifest-status: the runtime's last manifest push and what it says about the mapping.",
@@ -203,13 +134,15 @@ builder.prismaObjectFields("ResourceServer", (t) => ({
   setup: t.field({
     type: SetupChecklistRef,
     description: "The setup checklist (batched for every server of the operation).",
-    resolve: async (rs, _args, ctx) => buildChecklist(await loaders(ctx).facts.load(rs.id)),
+    select: { state: true },
+    resolve: async (rs, _args, ctx) =>
+      buildChecklist(checklistFacts(enumValue(SERVER_STATES, rs.state, "resource server state"), await ctx.loaders.setupInputs.load(rs.id))),
   }),
   scopeMatrix: t.field({
     type: ScopeMatrixRef,
     description: "The policy activation enforces (or enforces now, once ready).",
     resolve: async (rs, _args, ctx) => {
-      const { tools } = await loaders(ctx).facts.load(rs.id);
+      const { tools } = await ctx.loaders.setupInputs.load(rs.id);
       const matrix = compileScopeMatrix(tools);
       return {
         entries: Object.entries(matrix).map(([toolName, scopeIds]) => ({ toolName, scopeIds })),
@@ -221,8 +154,8 @@ builder.prismaObjectFields("ResourceServer", (t) => ({
   manifestStatus: t.field({
     type: ManifestStatusRef,
     resolve: async (rs, _args, ctx) => {
-      const [row, facts] = await Promise.all([loaders(ctx).manifests.load(rs.id), loaders(ctx).facts.load(rs.id)]);
-      const diff = row?.valid ? manifestWarnings(row.tools as string[], facts.tools) : { unmapped_tools: [], missing_from_manifest: [], warnings: [] };
+      const [row, inputs] = await Promise.all([ctx.loaders.manifests.load(rs.id), ctx.loaders.setupInputs.load(rs.id)]);
+      const diff = row?.valid ? manifestWarnings(row.tools as string[], inputs.tools) : { unmapped_tools: [], missing_from_manifest: [], warnings: [] };
       return { ...diff, row };
     },
   }),
@@ -230,10 +163,10 @@ builder.prismaObjectFields("ResourceServer", (t) => ({
   driftEvents: t.relation("driftEvents", {
     description: "Policy changes after activation, newest first (one page: first, after).",
     args: { undismissed: t.arg.boolean({ required: false, defaultValue: false }), ...pageArgs },
-    query: (args, ctx) => {
+    query: (args) => {
       const page = pageOf(DRIFT_EVENT_LIST, args);
       return {
-        where: DRIFT_EVENT_LIST.where({ tenantId: ctx.actor.tenantId, ...(args.undismissed ? { dismissedAt: null } : {}) }, page.cursor),
+        where: DRIFT_EVENT_LIST.where(args.undismissed ? { dismissedAt: null } : {}, page.cursor),
         orderBy: DRIFT_EVENT_LIST.orderBy,
         take: page.limit,
       };

@@ -42,7 +42,7 @@ builder.queryFields((t) => ({
       const filter = { ...parseArg(listMembershipsQuery, toWire({ status: args.status, type: args.type }), "args"), ...pageOf(MEMBERSHIP_LIST, args) };
       const ids = (await ctx.services.memberships.list(ctx.actor, ctx.actor.tenantId, filter)).items.map((m) => m.id);
       if (ids.length === 0) return [];
-      return inOrder(ids, await ctx.services.db.membership.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));
+      return inOrder(ids, await ctx.reads.membership.findMany({ ...selection, where: { id: { in: ids } } }));
     },
   }),
   membership: t.prismaField({
@@ -54,7 +54,7 @@ builder.queryFields((t) => ({
       const selection = { ...query };
       const userId = parseArg(idSchema, args.userId, "userId");
       const m = await nullIfNotFound(() => ctx.services.memberships.get(ctx.actor, ctx.actor.tenantId, userId));
-      return m && ctx.services.db.membership.findUnique({ ...selection, where: { id: m.id } });
+      return m && ctx.reads.membership.findUnique({ ...selection, where: { id: m.id } });
     },
   }),
 }));
@@ -86,7 +86,7 @@ const AddMembershipPayload = builder.objectRef<{ id: string; created: boolean }>
 builder.objectField(AddMembershipPayload, "membership", (t) =>
   t.prismaField({
     type: "Membership",
-    resolve: (query, parent, _args, ctx) => ctx.services.db.membership.findUniqueOrThrow({ ...query, where: { id: parent.id } }),
+    resolve: (query, parent, _args, ctx) => ctx.reads.membership.findUniqueOrThrow({ ...query, where: { id: parent.id } }),
   }),
 );
 
@@ -109,7 +109,7 @@ builder.mutationFields((t) => ({
       const userId = parseArg(idSchema, args.userId, "userId");
       const patch = parseArg(updateMembershipSchema, toWirePatch(args.input), "input");
       const m = await ctx.services.memberships.update(ctx.actor, ctx.actor.tenantId, userId, patch);
-      return ctx.services.db.membership.findUniqueOrThrow({ ...selection, where: { id: m.id } });
+      return ctx.reads.membership.findUniqueOrThrow({ ...selection, where: { id: m.id } });
     },
   }),
   removeMembership: t.boolean({

@@ -44,7 +44,7 @@ for (const payload of [RegisterPayload, RotatePayload]) {
     t.prismaField({
       type: "ResourceServer",
       resolve: (query, parent, _args, ctx) =>
-        ctx.services.db.resourceServer.findFirstOrThrow({ ...query, where: { id: parent.id, tenantId: ctx.actor.tenantId } }),
+        ctx.reads.resourceServer.findFirstOrThrow({ ...query, where: { id: parent.id } }),
     }),
   );
 }

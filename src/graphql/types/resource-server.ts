@@ -96,15 +96,12 @@ export const ResourceServerRef = builder.prismaObject("ResourceServer", {
         kind: t.arg({ type: ClientKindEnum, required: false }),
         ...pageArgs,
       },
-      // The parent is already the caller's; the tenant filter is kept anyway so a client row
-      // can never be read through another workspace's server.
-      query: (args, ctx) => {
+      // The parent is already the caller's; the reader ANDs the workspace into this nested list
+      // too, so a client row can never be read through another workspace's server.
+      query: (args) => {
         const page = pageOf(CLIENT_LIST, args);
         return {
-          where: CLIENT_LIST.where(
-            { tenantId: ctx.actor.tenantId, ...(args.status ? { status: args.status } : {}), ...(args.kind ? { kind: args.kind } : {}) },
-            page.cursor,
-          ),
+          where: CLIENT_LIST.where({ ...(args.status ? { status: args.status } : {}), ...(args.kind ? { kind: args.kind } : {}) }, page.cursor),
           orderBy: CLIENT_LIST.orderBy,
           take: page.limit,
         };
@@ -137,7 +134,7 @@ builder.queryFields((t) => ({
       const selection = { ...query }; // read up front: the early return below is not a forgotten query
       const ids = (await ctx.services.resourceServers.list(ctx.actor, pageOf(RESOURCE_SERVER_LIST, args))).items.map((rs) => rs.id);
       if (ids.length === 0) return [];
-      const rows = await ctx.services.db.resourceServer.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId, deletedAt: null } });
+      const rows = await ctx.reads.resourceServer.findMany({ ...selection, where: { id: { in: ids }, deletedAt: null } });
       return inOrder(ids, rows);
     },
   }),
@@ -155,7 +152,7 @@ builder.queryFields((t) => ({
         if (e instanceof DomainError && e.code === "not_found") return null;
         throw e;
       }
-      return ctx.services.db.resourceServer.findFirst({ ...selection, where: { id, tenantId: ctx.actor.tenantId, deletedAt: null } });
+      return ctx.reads.resourceServer.findFirst({ ...selection, where: { id, deletedAt: null } });
     },
   }),
 }));

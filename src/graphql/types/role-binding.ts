@@ -3,8 +3,6 @@
 // EffectiveAccessService, exactly like the REST routes.
 import { z } from "zod";
 import { ROLE_BINDING_LIST, createBindingSchema, type BindingSubject, type EffectiveAccessItem } from "../../modules/rbac";
-import { assertCanRead } from "../../shared/actor";
-import type { PageRequest } from "../../shared/pagination";
 import { badRequest } from "../../shared/errors";
 import { builder } from "../builder";
 import type { GraphQLContext } from "../context";
@@ -59,23 +57,6 @@ export const RoleBindingRef = builder.prismaObject("RoleBinding", {
   }),
 });
 
-/**
- * One query for one page of the bindings of many subjects of one type (a DataLoader batch), oldest
- * first, answered as one list per subject in the order of `subjectIds`. The keyset condition applies
- * to every subject alike; the page size is cut per subject here (in the query too when the batch
- * has one subject). The parents were read through the services; the role check and the workspace
- * scope are repeated here all the same.
- */
-export async function bindingsOfSubjects(ctx: GraphQLContext, subjectType: "user" | "group", subjectIds: readonly string[], page: PageRequest) {
-  assertCanRead(ctx.actor);
-  const rows = await ctx.services.db.roleBinding.findMany({
-    where: ROLE_BINDING_LIST.where({ tenantId: ctx.actor.tenantId, subjectType, subjectId: { in: [...subjectIds] } }, page.cursor),
-    orderBy: ROLE_BINDING_LIST.orderBy,
-    ...(subjectIds.length === 1 ? { take: page.limit } : {}),
-  });
-  return subjectIds.map((id) => rows.filter((b) => b.subjectId === id).slice(0, page.limit));
-}
-
 export const EffectiveAccessItemRef = builder.objectRef<EffectiveAccessItem>("EffectiveAccessItem").implement({
   description: "A binding affecting a user now, directly or through a group (spec \"Effective access item\").",
   fields: (t) => ({
@@ -104,7 +85,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const b = await nullIfNotFound(() => ctx.services.rbac.bindings.get(ctx.actor, parseArg(idSchema, args.id, "id")));
-      return b && ctx.services.db.roleBinding.findUnique({ ...selection, where: { id: b.id } });
+      return b && ctx.reads.roleBinding.findUnique({ ...selection, where: { id: b.id } });
     },
   }),
 }));
@@ -137,7 +118,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const b = await createBinding(ctx, { type: "group", id: parseArg(idSchema, args.groupId, "groupId") }, args.input);
-      return ctx.services.db.roleBinding.findUniqueOrThrow({ ...selection, where: { id: b.id } });
+      return ctx.reads.roleBinding.findUniqueOrThrow({ ...selection, where: { id: b.id } });
     },
   }),
   createUserRoleBinding: t.prismaField({
@@ -147,7 +128,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const b = await createBinding(ctx, { type: "user", id: parseArg(idSchema, args.userId, "userId") }, args.input);
-      return ctx.services.db.roleBinding.findUniqueOrThrow({ ...selection, where: { id: b.id } });
+      return ctx.reads.roleBinding.findUniqueOrThrow({ ...selection, where: { id: b.id } });
     },
   }),
   createClientRoleBinding: t.prismaField({
@@ -157,7 +138,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const b = await createBinding(ctx, { type: "service_account", clientId: args.clientId }, args.input);
-      return ctx.services.db.roleBinding.findUniqueOrThrow({ ...selection, where: { id: b.id } });
+      return ctx.reads.roleBinding.findUniqueOrThrow({ ...selection, where: { id: b.id } });
     },
   }),
   deleteRoleBinding: t.boolean({

@@ -48,7 +48,7 @@ builder.queryFields((t) => ({
       const selection = { ...query };
       const ids = (await ctx.services.rbac.roles.list(ctx.actor, pageOf(ROLE_LIST, args))).items.map((r) => r.id);
       if (ids.length === 0) return [];
-      return inOrder(ids, await ctx.services.db.role.findMany({ ...selection, where: { id: { in: ids }, tenantId: ctx.actor.tenantId } }));
+      return inOrder(ids, await ctx.reads.role.findMany({ ...selection, where: { id: { in: ids } } }));
     },
   }),
   role: t.prismaField({
@@ -58,7 +58,7 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const role = await nullIfNotFound(() => ctx.services.rbac.roles.get(ctx.actor, parseArg(idSchema, args.id, "id")));
-      return role && ctx.services.db.role.findUnique({ ...selection, where: { id: role.id } });
+      return role && ctx.reads.role.findUnique({ ...selection, where: { id: role.id } });
     },
   }),
 }));
@@ -95,7 +95,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const role = await ctx.services.rbac.roles.create(ctx.actor, roleInput(args.input));
-      return ctx.services.db.role.findUniqueOrThrow({ ...selection, where: { id: role.id } });
+      return ctx.reads.role.findUniqueOrThrow({ ...selection, where: { id: role.id } });
     },
   }),
   replaceRole: t.prismaField({
@@ -104,7 +104,7 @@ builder.mutationFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       const selection = { ...query };
       const role = await ctx.services.rbac.roles.replace(ctx.actor, parseArg(idSchema, args.id, "id"), roleInput(args.input));
-      return ctx.services.db.role.findUniqueOrThrow({ ...selection, where: { id: role.id } });
+      return ctx.reads.role.findUniqueOrThrow({ ...selection, where: { id: role.id } });
     },
   }),
   deleteRole: t.boolean({

@@ -53,8 +53,8 @@ builder.prismaObjectField(ToolRef, "scopes", (t) =>
   t.field({
     type: [ScopeRef],
     description: "Scopes the tool is mapped to, by scope id.",
-    select: (_args, ctx, nestedSelection) => ({
-      scopes: { where: { tenantId: ctx.actor.tenantId }, select: { scope: nestedSelection({ select: { id: true, key: true } }) } },
+    select: (_args, _ctx, nestedSelection) => ({
+      scopes: { select: { scope: nestedSelection({ select: { id: true, key: true } }) } },
     }),
     resolve: (tool) => tool.scopes.map((ts) => ts.scope).sort(byKey),
   }),
@@ -64,8 +64,8 @@ builder.prismaObjectField(ScopeRef, "tools", (t) =>
   t.field({
     type: [ToolRef],
     description: "Tools mapped to this scope, by name.",
-    select: (_args, ctx, nestedSelection) => ({
-      tools: { where: { tenantId: ctx.actor.tenantId }, select: { tool: nestedSelection({ select: { id: true, name: true } }) } },
+    select: (_args, _ctx, nestedSelection) => ({
+      tools: { select: { tool: nestedSelection({ select: { id: true, name: true } }) } },
     }),
     resolve: (scope) => scope.tools.map((ts) => ts.tool).sort(byName),
   }),
@@ -75,10 +75,10 @@ builder.prismaObjectFields("ResourceServer", (t) => ({
   tools: t.relation("tools", {
     description: "The server's tools by name, stale ones included unless asked otherwise (one page: first, after).",
     args: { includeStale: t.arg.boolean({ required: false, defaultValue: true }), ...pageArgs },
-    query: (args, ctx) => {
+    query: (args) => {
       const page = pageOf(TOOL_LIST, args);
       return {
-        where: TOOL_LIST.where({ tenantId: ctx.actor.tenantId, ...(args.includeStale === false ? { stale: false } : {}) }, page.cursor),
+        where: TOOL_LIST.where(args.includeStale === false ? { stale: false } : {}, page.cursor),
         orderBy: TOOL_LIST.orderBy,
         take: page.limit,
       };
@@ -87,9 +87,9 @@ builder.prismaObjectFields("ResourceServer", (t) => ({
   scopes: t.relation("scopes", {
     description: "The server's scopes by scope id (scopesSupported mirrors them; one page: first, after).",
     args: { ...pageArgs },
-    query: (args, ctx) => {
+    query: (args) => {
       const page = pageOf(SCOPE_LIST, args);
-      return { where: SCOPE_LIST.where({ tenantId: ctx.actor.tenantId }, page.cursor), orderBy: SCOPE_LIST.orderBy, take: page.limit };
+      return { where: SCOPE_LIST.where({}, page.cursor), orderBy: SCOPE_LIST.orderBy, take: page.limit };
     },
   }),
 }));

@@ -11,7 +11,7 @@ import { GroupRef } from "./group";
 import { MembershipRef } from "./membership";
 import { pageArgs, pageOf } from "./pagination";
 import { nullIfNotFound } from "./people-support";
-import { EffectiveAccessItemRef, RoleBindingRef, bindingsOfSubjects } from "./role-binding";
+import { EffectiveAccessItemRef, RoleBindingRef } from "./role-binding";
 
 builder.prismaObject("User", {
   // Select mode: only requested columns are read (never passwordHash; no field selects it).
@@ -23,44 +23,35 @@ builder.prismaObject("User", {
     membership: t.field({
       type: MembershipRef,
       description: "The user's membership in this workspace.",
-      select: (_args, ctx, nestedSelection) => ({ memberships: nestedSelection({ where: { tenantId: ctx.actor.tenantId }, take: 1 }) }),
+      // The reader keeps only this workspace's rows of every nested list (memberships, endUserState, groupMembers).
+      select: (_args, _ctx, nestedSelection) => ({ memberships: nestedSelection({ take: 1 }) }),
       resolve: (u) => u.memberships[0]!,
     }),
     endUser: t.field({
       type: EndUserRef,
       description: "The user's end-user state in this workspace (the defaults when none is stored).",
-      select: (_args, ctx) => ({ email: true, username: true, endUserState: { where: { tenantId: ctx.actor.tenantId } } }),
+      select: { email: true, username: true, endUserState: true },
       resolve: (u, _args, ctx) => toEndUserView(ctx.actor.tenantId, u, u.endUserState[0]),
     }),
     groups: t.field({
       type: [GroupRef],
       description: "The user's groups in this workspace, in the order they joined.",
-      select: (_args, ctx, nestedSelection) => ({
-        groupMembers: { where: { tenantId: ctx.actor.tenantId }, orderBy: [{ createdAt: "asc" }, { groupId: "asc" }], select: { group: nestedSelection(true) } },
+      select: (_args, _ctx, nestedSelection) => ({
+        groupMembers: { orderBy: [{ createdAt: "asc" }, { groupId: "asc" }], select: { group: nestedSelection(true) } },
       }),
       resolve: (u) => u.groupMembers.map((m) => m.group),
     }),
-    roleBindings: t.loadableList({
-      type: RoleBindingRef,
+    roleBindings: t.field({
+      type: [RoleBindingRef],
       description: "The user's own bindings here (not those of their groups), expired ones included, oldest first (one page: first, after).",
       args: { ...pageArgs },
-      // Batched per path, so every parent of one batch shares the same first/after.
-      byPath: true,
-      load: (userIds: string[], ctx, args) => bindingsOfSubjects(ctx, "user", userIds, pageOf(ROLE_BINDING_LIST, args)),
-      // Checks first/after here, so a bad value fails this field (not the whole batch).
-      resolve: (u, args) => {
-        pageOf(ROLE_BINDING_LIST, args);
-        return u.id;
-      },
+      // One batch per page asked for; a bad first/after fails this field, not the whole batch.
+      resolve: (u, args, ctx) => ctx.loaders.roleBindings("user", pageOf(ROLE_BINDING_LIST, args)).load(u.id),
     }),
-    effectiveAccess: t.loadableList({
-      type: EffectiveAccessItemRef,
+    effectiveAccess: t.field({
+      type: [EffectiveAccessItemRef],
       description: "Every binding affecting the user now, directly or through a group (as GET .../effective-access).",
-      load: async (userIds: string[], ctx) => {
-        const byUser = await ctx.services.rbac.effectiveAccess.forUsers(ctx.actor, userIds);
-        return userIds.map((id) => byUser.get(id) ?? []);
-      },
-      resolve: (u) => u.id,
+      resolve: (u, _args, ctx) => ctx.loaders.effectiveAccess.load(u.id),
     }),
   }),
 });
@@ -75,7 +66,7 @@ builder.queryField("user", (t) =>
       const selection = { ...query };
       const id = parseArg(idSchema, args.id, "id");
       const m = await nullIfNotFound(() => ctx.services.memberships.get(ctx.actor, ctx.actor.tenantId, id));
-      return m && ctx.services.db.user.findUnique({ ...selection, where: { id } });
+      return m && ctx.reads.user.findUnique({ ...selection, where: { id } });
     },
   }),
 );

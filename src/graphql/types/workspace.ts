@@ -24,7 +24,7 @@ builder.queryField("workspace", (t) =>
     resolve: async (query, _root, _args, ctx) => {
       // The service decides what the actor may see; the second read loads the selection.
       const workspace = await ctx.services.tenancy.getWorkspace(ctx.actor);
-      return ctx.services.db.workspace.findUniqueOrThrow({ ...query, where: { id: workspace.id } });
+      return ctx.reads.workspace.findUniqueOrThrow({ ...query, where: { id: workspace.id } });
     },
   }),
 );

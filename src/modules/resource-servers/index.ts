@@ -27,4 +27,5 @@ export type { ToolView, ScopeView, ScopeMatrixView } from "./catalog/views";
 export type { DriftEventView } from "./drift/views";
 export type { Checklist, ChecklistItem } from "./setup/checklist";
 export { buildChecklist, CHECKLIST_IDS, type ChecklistId } from "./setup/checklist";
+export { readSetupInputs, checklistFacts, type SetupInputs, type SetupInputsReader, type SetupPolicy } from "./setup/inputs";
 export { manifestWarnings } from "./policy/manifest";

@@ -19,6 +19,7 @@ import { compileScopeMatrix, deniedTools } from "../policy/compile";
 import type { PolicyCache } from "../policy/policy-cache";
 import { toAccessPolicyView } from "../access-policy/access-policy-service";
 import { buildChecklist, failedIds, type Checklist } from "./checklist";
+import { checklistFacts, readSetupInputs } from "./inputs";
 
 /** Lifetime of the throw-away token test-login mints (never returned to anyone). */
 const PROBE_TOKEN_LIFETIME_S = 60;
@@ -35,16 +36,8 @@ export class SetupService {
   ) {}
 
   private async facts(tx: DbOrTx, rs: ResourceServer) {
-    const tools = await loadTools(tx, rs.tenantId, rs.id);
-    const scopeCount = await tx.scope.count({ where: { resourceServerId: rs.id, tenantId: rs.tenantId } });
-    const policy = await tx.accessPolicy.findFirst({ where: { resourceServerId: rs.id, tenantId: rs.tenantId }, include: { defaultRole: { select: { name: true } } } });
-    const checklist = buildChecklist({
-      state: asState(rs.state),
-      tools,
-      scopeCount,
-      policy: policy && { enabled: policy.enabled, defaultRoleId: policy.defaultRoleId, defaultRoleName: policy.defaultRole?.name ?? null },
-    });
-    return { tools, policy, checklist };
+    const [inputs] = await readSetupInputs(tx, rs.tenantId, [rs.id]);
+    return { tools: inputs!.tools, policy: inputs!.policy, checklist: buildChecklist(checklistFacts(asState(rs.state), inputs!)) };
   }
 
   async setup(actor: Actor, rsId: string): Promise<Checklist & { rs_id: string }> {
