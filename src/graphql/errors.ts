@@ -1,4 +1,4 @@
-// GraphQL errors carry `extensions.code` (DESIGN.md "Errors"). Services throw DomainError; this
+// GraphQL errors carry `extensions.code` (docs/decisions/0013-error-wire-shapes.md). Services throw DomainError; this
 // file is the one place that turns them into GraphQL errors, so REST and GraphQL report the same
 // failure from the same throw. Anything that is not a DomainError or a deliberate GraphQLError is
 // unexpected: the client gets "Unexpected error." and the detail goes to the log with the

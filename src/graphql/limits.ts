@@ -14,11 +14,8 @@
 // A fan-out list is a list of objects that have object fields of their own (they can lead to
 // further lists). Lists of scalars or enums, and lists of "leaf" objects with only scalar fields
 // (RoleGrant, Client, EffectiveAccessItem, ...), end the path: they add no nesting level.
-// Written against graphql-js only; registered on Yoga by useQueryLimits().
-//
-// Type kinds are told apart by their Symbol.toStringTag ("GraphQLList", ...), not graphql-js's
-// isListType() & co.: those use instanceof, and under vitest this file may get graphql's ES module
-// build while the schema (built by Pothos) and the executor use the CommonJS one (see errors.ts).
+// Written against graphql-js only; registered on Yoga by useQueryLimits(). Why not a library:
+// docs/decisions/0016-graphql-query-limits.md.
 import {
   GraphQLError,
   Kind,
@@ -29,6 +26,13 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLInterfaceType,
+  getNamedType,
+  getNullableType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  isUnionType,
   type GraphQLOutputType,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -85,23 +89,13 @@ interface Hit {
   node: ASTNode;
 }
 
-type TypeClass = "GraphQLList" | "GraphQLNonNull" | "GraphQLObjectType" | "GraphQLInterfaceType" | "GraphQLUnionType";
-
-/** graphql-js's type classes name themselves through Symbol.toStringTag; works across copies. */
-const kindOf = (type: unknown): string => Object.prototype.toString.call(type).slice(8, -1);
-const is = (type: unknown, ...kinds: TypeClass[]) => kinds.includes(kindOf(type) as TypeClass);
-
-function namedType(type: GraphQLOutputType): GraphQLNamedType {
-  let t: unknown = type;
-  while (is(t, "GraphQLList", "GraphQLNonNull")) t = (t as { ofType: unknown }).ofType;
-  return t as GraphQLNamedType;
-}
+const isObjectLike = (t: unknown): t is GraphQLObjectType | GraphQLInterfaceType => isObjectType(t) || isInterfaceType(t);
 
 function fieldDefinition(parent: GraphQLNamedType | undefined, name: string): GraphQLField<unknown, unknown> | undefined {
   if (name === "__typename") return TypeNameMetaFieldDef;
   if (name === "__schema") return SchemaMetaFieldDef;
   if (name === "__type") return TypeMetaFieldDef;
-  if (parent && is(parent, "GraphQLObjectType", "GraphQLInterfaceType")) return (parent as GraphQLObjectType).getFields()[name];
+  if (parent && isObjectLike(parent)) return parent.getFields()[name];
   return undefined; // unknown field (FieldsOnCorrectTypeRule reports it) or a union's member field
 }
 
@@ -111,18 +105,20 @@ function createFanOutCheck() {
   const hasObjectFields = (type: GraphQLNamedType): boolean => {
     let known = branching.get(type);
     if (known === undefined) {
-      if (is(type, "GraphQLUnionType")) known = true; // conservative: its members are objects
-      else if (is(type, "GraphQLObjectType", "GraphQLInterfaceType")) {
-        const fields = Object.values((type as GraphQLObjectType).getFields());
-        known = fields.some((f) => is(namedType(f.type), "GraphQLObjectType", "GraphQLInterfaceType", "GraphQLUnionType"));
+      if (isUnionType(type)) known = true; // conservative: its members are objects
+      else if (isObjectLike(type)) {
+        const fields = Object.values(type.getFields());
+        known = fields.some((f) => {
+          const named = getNamedType(f.type);
+          return isObjectLike(named) || isUnionType(named);
+        });
       } else known = false;
       branching.set(type, known);
     }
     return known;
   };
   return (type: GraphQLOutputType): boolean => {
-    const nullable = is(type, "GraphQLNonNull") ? (type as { ofType: unknown }).ofType : type;
-    return is(nullable, "GraphQLList") && hasObjectFields(namedType(type));
+    return isListType(getNullableType(type)) && hasObjectFields(getNamedType(type));
   };
 }
 
@@ -185,7 +181,7 @@ export function checkOperation(
         }
         // Below a path that is already refused there is nothing more to learn.
         if (selection.selectionSet && !stop) {
-          const child = definition ? namedType(definition.type) : undefined;
+          const child = definition ? getNamedType(definition.type) : undefined;
           walk(selection.selectionSet, child, fieldDepth, fieldLists, inIntrospection, here);
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {

@@ -1,4 +1,4 @@
-// Role: a name and the scopes it grants per resource server (DESIGN "/svc/authmgr/roles"). Grants
+// Role: a name and the scopes it grants per resource server (docs/decisions/0012-admin-interfaces.md). Grants
 // come with the role's own row (one selection); writes go through RoleService like the REST routes.
 import { ROLE_LIST, roleInputSchema } from "../../modules/rbac";
 import { builder } from "../builder";
