@@ -107,7 +107,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const rbac = createRbac({ db: deps.db, caches, clock, ids });
   const secretPepper = deriveKey(deps.masterKey, "secret-pepper");
   const registry = new ResourceServerRegistry(deps.db, secretPepper, caches);
-  const resourceServers = new ResourceServerService(deps.db, secretPepper, deps.config.publicUrl, clock, ids);
+  const resourceServers = new ResourceServerService(deps.db, secretPepper, deps.config.publicUrl, clock, ids, deps.config.database.kind);
   const lifecycle = await createLifecycle({ db: deps.db, caches, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
   const resolver = rbac.resolver;
   const signin = createSignIn({

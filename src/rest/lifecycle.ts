@@ -2,12 +2,13 @@
 // activation preview, activation, test-login and access policy. Thin: parse (zod), call one service method, answer.
 import { Router } from "express";
 import { z } from "zod";
-import { accessPolicySchema, type ResourceServerLifecycle } from "../modules/resource-servers";
+import { accessPolicySchema, mcpTokenSchema, type ResourceServerLifecycle } from "../modules/resource-servers";
 import { actorOf } from "./admin-auth";
 import { idParams } from "./resource-servers";
 import { parseWith } from "./validation";
 
-const rescanBody = z.object({ mcp_token: z.string().min(1, "must not be empty").max(8192).optional() }).strict();
+// mcp_token: the module's rule (visible ASCII: it is sent as a Bearer header), checked before any state change.
+const rescanBody = z.object({ mcp_token: mcpTokenSchema.optional() }).strict();
 
 export function lifecycleRouter(l: ResourceServerLifecycle): Router {
   const r = Router();

@@ -6,6 +6,8 @@ export {
   listResourceServersQuery,
   RESOURCE_SERVER_LIST,
   scopeTokenSchema,
+  mcpTokenSchema,
+  MCP_TOKEN_RULE,
   nameSchema,
   REGISTRATION_MODES,
   type RegistrationMode,

@@ -32,10 +32,28 @@ export class ResourceServerService {
     private readonly publicUrl: string,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly dbKind: "sqlite" | "postgresql",
   ) {}
 
   onSecretRotated(hook: RotationHook): void {
     this.rotationHooks.push(hook);
+  }
+
+/**
+ * Serialises the writers of one server's rows (tools, scopes, mappings, access policy, manifest,
+ * scan results) on PostgreSQL: called as the first statement of the write transaction, it takes a
+ * row lock on the server's ResourceServer row, so a second writer waits until the first commits
+ * and (READ COMMITTED: each statement sees what was committed before it started) then reads what
+ * the first wrote. Read-then-write sequences (bulk replace, create-if-missing, an upsert Prisma
+ * emulates with SELECT + INSERT, a drift event for a change seen in the prior row) therefore never
+ * interleave, in one instance or several: no unique violation (500) and no event recorded twice.
+ * FOR NO KEY UPDATE conflicts with itself and with every UPDATE of the row (the scan's claim and
+ * record, setup, rotation, deletion) but not with the foreign-key checks of inserts that merely
+ * reference the server (tools, clients, role grants). It is a read, not a write: the unit of work
+ * is not bypassed. SQLite runs one transaction at a time already (the adapter queues them).
+ */
+  async lockForWrite(tx: DbOrTx, tenantId: string, rsId: string): Promise<void> {
+    if (this.dbKind === "postgresql") await tx.$queryRaw`SELECT 1 FROM "ResourceServer" WHERE "id" = ${rsId} AND "tenantId" = ${tenantId} FOR NO KEY UPDATE`;
   }
 
   /** The live server of the actor's workspace, or 404. */

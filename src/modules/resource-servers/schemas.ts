@@ -35,6 +35,14 @@ export const protectedBasePathSchema = z
   .refine((p) => !hasDotSegment(p), "must not contain . or .. segments (also percent-encoded)")
   .refine((p) => !/%(?![0-9A-Fa-f]{2})/.test(p), "has an invalid percent-encoding");
 
+/**
+ * A rescan's mcp_token is forwarded as `Authorization: Bearer <token>`, an HTTP header value: visible
+ * ASCII only (%x21-7E, a superset of RFC 6750 §2.1's b64token), so a token that could not be sent
+ * (or that a server would split or misread) is bad input before the scan claims the server.
+ */
+export const MCP_TOKEN_RULE = "must be visible ASCII characters only (no spaces, control or non-ASCII characters): it is sent as an HTTP Bearer token";
+export const mcpTokenSchema = z.string().min(1, "must not be empty").max(8192).regex(/^[\x21-\x7e]*$/, MCP_TOKEN_RULE);
+
 /** A scope string (RFC 6749 §3.3 scope-token: printable ASCII except space, " and \). */
 export const scopeTokenSchema = z
   .string()

@@ -2,6 +2,9 @@
 // first-time grant setting. No row means "not configured yet" (the setup checklist item stays red
 // until an administrator enables it with a role or disables it explicitly). After activation,
 // switching it off or replacing the role writes its drift event in the same transaction.
+// The write locks the server first (servers.lockForWrite): the upsert below is emulated by Prisma (SELECT,
+// then INSERT or UPDATE: its `include` rules out PostgreSQL's ON CONFLICT), and the drift events
+// compare against the prior row, so concurrent PUTs must take turns.
 import type { Db } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import { badRequest } from "../../../shared/errors";
@@ -45,6 +48,7 @@ export class AccessPolicyService {
     assertCanWrite(actor);
     const now = this.clock.now();
     const row = await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, actor.tenantId, rsId);
       const rs = await this.servers.findLive(tx, actor, rsId);
       const prior = await tx.accessPolicy.findFirst({ where: { resourceServerId: rsId, tenantId: actor.tenantId } });
       const roleId = input.default_role_id === undefined ? (prior?.defaultRoleId ?? null) : input.default_role_id;

@@ -1,7 +1,8 @@
 // Tools, scopes and the tool-to-scope mapping of one resource server. A write to these rows drops
 // the server's compiled policy after commit (the unit of work,
 // docs/decisions/0001-per-entry-caches.md); post-activation changes write their drift events in
-// the same transaction (scope_deleted, tool_unmapped).
+// the same transaction (scope_deleted, tool_unmapped). Every write transaction starts with
+// servers.lockForWrite, so writers of one server's rows take turns (see there).
 import type { Db, DbOrTx, Tx } from "../../../storage";
 import { isUniqueViolation } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
@@ -14,6 +15,7 @@ import { FIRST_PAGE, type Page, type PageRequest } from "../../../shared/paginat
 import { loadScopes, loadScopesPage, loadTools, loadToolsPage, type LoadedTool } from "./read";
 import { SCOPE_LIST, TOOL_LIST, type CreateScopeInput, type CreateToolInput, type MarkPublicInput, type ToolScopeMapInput } from "./schemas";
 import { toScopeMatrixView, toScopeView, toToolView, type ScopeMatrixView, type ScopeView, type ToolView } from "./views";
+
 
 /** Runs inside the transaction that deletes scope `scopeKey` of server `rsId`. */
 export type ScopeDeletedHook = (tx: DbOrTx, tenantId: string, rsId: string, scopeKey: string) => Promise<void>;
@@ -56,6 +58,7 @@ export class CatalogService {
     const now = this.clock.now();
     try {
       const tool = await this.db.$transaction(async (tx) => {
+        await this.servers.lockForWrite(tx, actor.tenantId, rsId);
         await this.servers.findLive(tx, actor, rsId);
         return tx.tool.create({
           data: {
@@ -86,6 +89,7 @@ export class CatalogService {
   async setPublic(actor: Actor, rsId: string, toolId: string, input: MarkPublicInput): Promise<ToolView> {
     assertCanWrite(actor);
     await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, actor.tenantId, rsId);
       await this.servers.findLive(tx, actor, rsId);
       const tool = await tx.tool.findFirst({ where: { id: toolId, resourceServerId: rsId, tenantId: actor.tenantId } });
       if (!tool) throw notFound("tool");
@@ -99,6 +103,7 @@ export class CatalogService {
     assertCanWrite(actor);
     try {
       const scope = await this.db.$transaction(async (tx) => {
+        await this.servers.lockForWrite(tx, actor.tenantId, rsId); // scopes_supported is read, then rewritten
         const rs = await this.servers.findLive(tx, actor, rsId);
         const created = await tx.scope.create({
           data: { id: this.ids.uuid(), tenantId: actor.tenantId, resourceServerId: rsId, key: input.id, name: input.name, description: input.description ?? null, createdAt: this.clock.now() },
@@ -131,6 +136,7 @@ export class CatalogService {
     assertCanWrite(actor);
     const now = this.clock.now();
     await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, actor.tenantId, rsId);
       const rs = await this.servers.findLive(tx, actor, rsId);
       const scope = await tx.scope.findFirst({ where: { resourceServerId: rsId, tenantId: actor.tenantId, key: scopeKey } });
       if (!scope) throw notFound("scope");
@@ -155,6 +161,8 @@ export class CatalogService {
     assertCanWrite(actor);
     const now = this.clock.now();
     await this.db.$transaction(async (tx) => {
+      // Before the reads: the plan below is a diff against the current mapping.
+      await this.servers.lockForWrite(tx, actor.tenantId, rsId);
       const rs = await this.servers.findLive(tx, actor, rsId);
       // Sequential: one transaction is one connection.
       const tools = await loadTools(tx, actor.tenantId, rsId);

@@ -2,7 +2,6 @@
 // adapter against the in-memory registry): the compiled policy, and the push of their tool
 // manifest. Plus the administrator's view of the last push (sdk-manifest-status).
 import type { Db, Tx } from "../../../storage";
-import { isUniqueViolation } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
 import { badRequest } from "../../../shared/errors";
@@ -42,6 +41,8 @@ export class RuntimeService {
     const now = this.clock.now();
     const scope = { tenantId: rs.tenantId, resourceServerId: rs.id };
     if (!check.valid) {
+      // One statement, atomic on both databases (PostgreSQL: INSERT ... ON CONFLICT, since the
+      // where is the primary key alone and nothing nested is selected).
       await this.db.sdkManifest.upsert({
         where: { resourceServerId: rs.id },
         create: { ...scope, pushedAt: now, tools: [], valid: false, validationErrors: check.errors, toolCount: check.toolCount },
@@ -49,16 +50,12 @@ export class RuntimeService {
       });
       throw badRequest(`manifest rejected: ${check.errors[0]}`, { validation_errors: check.errors });
     }
-    // Two runtime instances pushing at once may race to create the same new tool: retry once.
-    let created: string[] = [];
-    for (let attempt = 1; ; attempt++) {
-      try {
-        created = await this.db.$transaction((tx) => this.applyManifest(tx, rs, check.tools, now));
-        break;
-      } catch (e) {
-        if (attempt >= 2 || !isUniqueViolation(e)) throw e;
-      }
-    }
+    // Runtime instances pushing at once (and scans, hand-made tools) take turns on the server's
+    // row: each push sees the tools the previous one created, so none is created twice.
+    const created = await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, rs.tenantId, rs.id);
+      return this.applyManifest(tx, rs, check.tools, now);
+    });
     const status = await this.statusOf(rs.tenantId, rs.id);
     return { ...status, created_tools: created.sort() };
   }

@@ -6,13 +6,19 @@
 // may be taken over; start-up also releases such claims, so no server stays in_progress forever.
 // Record: guarded by the claim's start time, so a scan that was declared abandoned and overtaken
 // cannot write over the newer one, and `scan_generation` is bumped by the database, never by us.
+// Input: the only client input, mcp_token, is checked before the claim, so a token that could not
+// be sent (it is an HTTP header value) is a 400 that changes nothing, not a failed scan.
+// Writers: the record transactions lock the server row first (servers.lockForWrite, shared with the
+// catalog, the access policy and manifest pushes), so the tools a scan upserts cannot race a
+// manifest push or a hand-made tool of the same name.
 import type { Db, Tx } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
 import type { Logger } from "../../../shared/logger";
-import { DomainError, conflict } from "../../../shared/errors";
+import { DomainError, badRequest, conflict } from "../../../shared/errors";
 import { type Actor, assertCanWrite } from "../../../shared/actor";
 import type { ResourceServerService } from "../resource-server-service";
+import { MCP_TOKEN_RULE, mcpTokenSchema } from "../schemas";
 import type { ResourceServerView } from "../views";
 import { asState, stateAfterScan } from "../state-machine";
 import { ScanFailure, type ScannedTool, type Scanner } from "./mcp-scanner";
@@ -23,6 +29,7 @@ export interface ScanLimits {
   /** TOOLGATE_SCAN_ALLOW_PRIVATE: scans may reach loopback, private and link-local addresses. */
   allowPrivateNetworks: boolean;
 }
+
 
 /** How long past its deadline an in_progress claim is presumed dead. */
 export const ABANDON_GRACE_MS = 30_000;
@@ -44,6 +51,8 @@ export class ScanService {
 
   async rescan(actor: Actor, rsId: string, input: { mcp_token?: string }): Promise<ResourceServerView> {
     assertCanWrite(actor);
+    // Before any state change: every caller (REST, GraphQL) gets the 400, never a failed scan.
+    if (input.mcp_token !== undefined && !mcpTokenSchema.safeParse(input.mcp_token).success) throw badRequest(`mcp_token: ${MCP_TOKEN_RULE}`);
     const rs = await this.servers.findLive(this.db, actor, rsId);
     const claimedAt = await this.claim(actor.tenantId, rsId);
     let tools: ScannedTool[];
@@ -57,14 +66,14 @@ export class ScanService {
     } catch (e) {
       const reason = e instanceof ScanFailure ? e.reason : "internal error while scanning";
       if (!(e instanceof ScanFailure)) this.logger.error({ err: e, rsId }, "scan crashed");
-      await this.recordFailure(rsId, claimedAt, reason);
+      await this.recordFailure(rs.tenantId, rsId, claimedAt, reason);
       throw new DomainError("upstream_failed", "the scan of the MCP server failed", { failure_reason: reason });
     }
     try {
-      await this.recordSuccess(rsId, claimedAt, tools);
+      await this.recordSuccess(rs.tenantId, rsId, claimedAt, tools);
     } catch (e) {
       // Do not leave the claim behind when writing the result itself failed (e.g. the database).
-      if (!(e instanceof DomainError)) await this.recordFailure(rsId, claimedAt, "internal error while recording the scan result").catch(() => undefined);
+      if (!(e instanceof DomainError)) await this.recordFailure(rs.tenantId, rsId, claimedAt, "internal error while recording the scan result").catch(() => undefined);
       throw e;
     }
     return this.servers.get(actor, rsId);
@@ -90,9 +99,10 @@ export class ScanService {
     return { id: rsId, deletedAt: null, lastScanStatus: "in_progress", scanStartedAt: claimedAt };
   }
 
-  private async recordSuccess(rsId: string, claimedAt: Date, tools: ScannedTool[]): Promise<void> {
+  private async recordSuccess(tenantId: string, rsId: string, claimedAt: Date, tools: ScannedTool[]): Promise<void> {
     const now = this.clock.now();
     await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, tenantId, rsId);
       const owned = await tx.resourceServer.updateMany({
         where: this.claimedBy(rsId, claimedAt),
         data: { scanGeneration: { increment: 1 }, lastScanStatus: "success", scanStartedAt: null, updatedAt: now },
@@ -138,8 +148,9 @@ export class ScanService {
     };
   }
 
-  private async recordFailure(rsId: string, claimedAt: Date, reason: string): Promise<void> {
+  private async recordFailure(tenantId: string, rsId: string, claimedAt: Date, reason: string): Promise<void> {
     await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, tenantId, rsId); // the state below is computed from the row read next
       const rs = await tx.resourceServer.findFirst({ where: this.claimedBy(rsId, claimedAt) });
       if (!rs) return; // overtaken: the newer scan owns the outcome
       await tx.resourceServer.updateMany({

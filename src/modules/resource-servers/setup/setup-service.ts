@@ -95,6 +95,7 @@ export class SetupService {
     assertCanWrite(actor);
     const now = this.clock.now();
     await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, actor.tenantId, rsId); // the checklist below must not change under us
       const rs = await this.servers.findLive(tx, actor, rsId);
       assertCanActivate(asState(rs.state));
       const { checklist } = await this.facts(tx, rs);
