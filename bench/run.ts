@@ -304,7 +304,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((e) => {
+// `npm run bench -- scale [options]`: the scale benchmark (bench/scale.ts); anything else as above.
+const run = process.argv[2] === "scale" ? import("./scale").then((m) => m.runScale(process.argv.slice(3))) : main();
+run.catch((e) => {
   console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });
