@@ -26,7 +26,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import autocannon from "autocannon";
-import type { AutocannonRequest, BenchContext, Scenario } from "./scenario";
+import { adminContext, type AutocannonRequest, type BenchContext, type Scenario } from "./scenario";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SCENARIO_DIR = join(ROOT, "bench", "scenarios");
@@ -110,25 +110,6 @@ async function startServer(): Promise<RunningServer> {
   throw new Error(`server did not become healthy in time:\n${output}`);
 }
 
-async function makeContext(url: string): Promise<BenchContext> {
-  const login = await fetch(`${url}/svc/uflow/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
-  if (!login.ok) throw new Error(`admin login failed: ${login.status} ${await login.text()}`);
-  const adminToken = ((await login.json()) as { access_token: string }).access_token;
-  return {
-    url,
-    adminToken,
-    async admin(method, path, body) {
-      const res = await fetch(url + path, {
-        method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-      return text ? JSON.parse(text) : undefined;
-    },
-  };
-}
 
 /** Every bench/scenarios/*.ts file's default export, the baseline first, the rest by file name. */
 async function loadScenarios(): Promise<Scenario[]> {
@@ -262,7 +243,7 @@ async function main(): Promise<void> {
   const server = await startServer();
   const rows: Measured[] = [];
   try {
-    const ctx = await makeContext(server.url);
+    const ctx = await adminContext(ADMIN, server.url);
     const pid = serverProgramPid(server.child.pid);
     const requests: AutocannonRequest[] = [];
     for (const s of scenarios) requests.push(await s.setup(ctx));

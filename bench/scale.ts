@@ -40,7 +40,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import pg from "pg";
-import type { AutocannonRequest, BenchContext } from "./scenario";
+import { adminContext, type AutocannonRequest, type BenchContext } from "./scenario";
 import { createClient, createServer, getToken, introspectionRequest } from "./oauth-fixtures";
 import { userToken } from "./signin-fixtures";
 import { seedPostgres, seedSqlite, type SeedResult } from "./scale-seed";
@@ -352,25 +352,6 @@ interface Fixtures {
   machineReq: AutocannonRequest;
 }
 
-async function makeContext(url: string): Promise<BenchContext> {
-  const login = await fetch(`${url}/svc/uflow/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ADMIN) });
-  if (!login.ok) throw new Error(`admin login failed: ${login.status} ${await login.text()}`);
-  const adminToken = ((await login.json()) as { access_token: string }).access_token;
-  return {
-    url,
-    adminToken,
-    async admin(method, path, body) {
-      const res = await fetch(url + path, {
-        method,
-        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-      return text ? JSON.parse(text) : undefined;
-    },
-  };
-}
 
 /** What is measured, created through the public API exactly like bench/scenarios/introspect*.ts. */
 async function fixtures(ctx: BenchContext, workspaceId: string): Promise<Fixtures> {
@@ -478,7 +459,7 @@ async function prepare(kind: DbKind, label: "empty" | "N", users: number, o: Opt
   await sleep(500); // let start-up's last allocations settle before reading RSS
   const rssAfterStartMb = rssMb(server.pid);
   process.stdout.write(`  [${kind} ${label}] ready in ${(server.startupMs / 1000).toFixed(2)} s, RSS ${rssAfterStartMb?.toFixed(0)} MB (pid ${server.pid})\n`);
-  const ctx = await makeContext(server.url);
+  const ctx = await adminContext(ADMIN, server.url);
   const fx = await fixtures(ctx, ids.workspace_id);
   const inst: Installation = { label, users, dbUrl, env, seed, probes: seed.userIds.slice(0, probes), server, rssAfterStartMb, ctx, workspaceId: ids.workspace_id, fx, memory: {} };
   inst.memory.afterStart = memoryDetail(server.pid);

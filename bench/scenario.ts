@@ -26,3 +26,24 @@ export interface Scenario {
   /** Target as a fraction of the baseline's req/s, printed next to the measured ratio. */
   target?: number;
 }
+
+/** Logs the bench's owner in and wraps the admin API for a scenario's set-up. */
+export async function adminContext(owner: { email: string; password: string }, url: string): Promise<BenchContext> {
+  const login = await fetch(`${url}/svc/uflow/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(owner) });
+  if (!login.ok) throw new Error(`admin login failed: ${login.status} ${await login.text()}`);
+  const adminToken = ((await login.json()) as { access_token: string }).access_token;
+  return {
+    url,
+    adminToken,
+    async admin(method, path, body) {
+      const res = await fetch(url + path, {
+        method,
+        headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+      return text ? JSON.parse(text) : undefined;
+    },
+  };
+}
