@@ -115,6 +115,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     clock,
     ids,
     ticketKey: deriveKey(deps.masterKey, "sign-in-tickets"),
+    refresh: { successorKey: deriveKey(deps.masterKey, "refresh-successors"), graceSeconds: deps.config.refreshGraceSeconds },
     issuer: deps.config.publicUrl,
     grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
     ports: {

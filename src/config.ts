@@ -1,6 +1,7 @@
 // The only reader of process.env. Every variable is validated once, here; a bad value stops
 // start-up with one message naming every bad variable.
 import { z } from "zod";
+import { REFRESH_GRACE_DEFAULT_S } from "./modules/signin/refresh-tokens";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
@@ -50,6 +51,10 @@ const envSchema = z
     // Rescan connects to a URL a workspace administrator chose: loopback, private (RFC 1918, ULA),
     // link-local (cloud metadata), CGNAT and similar addresses are refused unless this is "1"/"true".
     TOOLGATE_SCAN_ALLOW_PRIVATE: z.enum(["", "0", "1", "true", "false"]).default("0").transform((v) => v === "1" || v === "true"),
+    // How long after a refresh the token it replaced may be presented again, by the same client, to
+    // get the same successor back (a retry after a lost answer); 0 turns it off (docs/sign-in.md).
+    // Unset or empty means the default (an empty value must not read as 0, which turns it off).
+    TOOLGATE_REFRESH_GRACE_SECONDS: optionalString.pipe(z.coerce.number<string>().int().min(0).max(60).optional()).transform((v) => v ?? REFRESH_GRACE_DEFAULT_S),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -94,6 +99,8 @@ export interface Config {
    * connect to loopback/private/link-local addresses (off by default: SSRF).
    */
   readonly scan: { readonly timeoutMs: number; readonly maxBytes: number; readonly allowPrivateNetworks: boolean };
+  /** Retry grace of a rotated refresh token, in seconds (0..60): see docs/sign-in.md "Crash-safe rotation". */
+  readonly refreshGraceSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -140,5 +147,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     cacheStaleMs: e.TOOLGATE_CACHE_STALE_MS,
     benchRoutes: e.TOOLGATE_BENCH_ROUTES,
     scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES, allowPrivateNetworks: e.TOOLGATE_SCAN_ALLOW_PRIVATE }),
+    refreshGraceSeconds: e.TOOLGATE_REFRESH_GRACE_SECONDS,
   });
 }

@@ -12,13 +12,20 @@ import { boot } from "../src/boot";
 import { createApp, type App } from "../src/app";
 import { createLogger } from "../src/shared/logger";
 import { observeQueries } from "../src/storage";
+import { REFRESH_GRACE_DEFAULT_S } from "../src/modules/signin";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startToolgate, type Harness } from "./helpers/harness";
+import { OffsetClock } from "./helpers/clocks";
+import { browser, claimsOf, formOf, type Page } from "./helpers/signin-flow";
 
 // Every statement, so a test can prove introspection stays free of SQL (registered before the app starts).
 const sql: string[] = [];
 const stopObserving = observeQueries((q) => sql.push(q.query));
 
 let h: Harness;
+// Real time that a test can move past the refresh retry grace, so a reuse is reuse, not a retry
+// (test/refresh-rotation.test.ts covers the grace itself).
+const clock = new OffsetClock();
+const pastTheGrace = () => clock.advance((REFRESH_GRACE_DEFAULT_S + 1) * 1000);
 let as: oauth.AuthorizationServer;
 let rs: { id: string; introspection_secret: string; resource_url: string };
 let client: oauth.Client;
@@ -29,7 +36,7 @@ const REDIRECT = "http://127.0.0.1/callback";
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 beforeAll(async () => {
-  h = await startToolgate();
+  h = await startToolgate({ clock });
   const issuer = new URL(h.config.publicUrl);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }));
 
@@ -63,57 +70,6 @@ afterAll(async () => {
   stopObserving();
   await h?.close();
 });
-
-/** One page as the browser holds it: the URL it was loaded from, and what came back. */
-interface Page {
-  url: URL;
-  status: number;
-  headers: Headers;
-  html: string;
-  /** The Location of a redirect, resolved against the page URL. */
-  location?: URL;
-}
-
-const decodeHtml = (s: string) => s.replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e]!);
-
-/** The page's form as a browser sees it: the action resolved against the page URL, and the hidden fields. */
-function formOf(page: Page): { action: URL; method: string; fields: Record<string, string> } {
-  const form = /<form\s+method="([^"]*)"\s+action="([^"]*)">([\s\S]*?)<\/form>/.exec(page.html);
-  if (!form) throw new Error(`no form in page:\n${page.html}`);
-  const fields: Record<string, string> = {};
-  for (const m of form[3]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[decodeHtml(m[1]!)] = decodeHtml(m[2]!);
-  return { method: form[1]!, action: new URL(decodeHtml(form[2]!), page.url), fields };
-}
-
-/**
- * A minimal browser: loads pages and submits their forms the way a browser does (the action is
- * resolved against the URL of the page showing the form). URLs are public ones (under the
- * issuer); `route` maps them onto the server, like a reverse proxy that strips the issuer's path.
- */
-function browser(publicUrl: string, serverUrl: string) {
-  const base = publicUrl.replace(/\/+$/, "");
-  const route = (u: URL): string => {
-    if (u.href !== base && !u.href.startsWith(`${base}/`) && !u.href.startsWith(`${base}?`)) throw new Error(`the browser left the issuer: ${u.href}`);
-    return serverUrl + u.href.slice(base.length);
-  };
-  const load = async (url: URL, init: RequestInit = {}): Promise<Page> => {
-    const res = await fetch(route(url), { ...init, redirect: "manual" });
-    const location = res.headers.get("location");
-    return { url, status: res.status, headers: res.headers, html: await res.text(), location: location ? new URL(location, url) : undefined };
-  };
-  return {
-    open: (url: URL) => load(url),
-    async submit(page: Page, fields: Record<string, string>): Promise<Page> {
-      const form = formOf(page);
-      expect(form.method).toBe("post");
-      return load(form.action, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ ...form.fields, ...fields }),
-      });
-    },
-  };
-}
 
 interface AppClient {
   name: string;
@@ -243,8 +199,6 @@ async function secondInstance(): Promise<{ app: App; as: oauth.AuthorizationServ
   };
 }
 
-const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split(".")[1]!, "base64url").toString()) as Record<string, unknown>;
-
 describe("discovery", () => {
   it("advertises the authorization code grant with PKCE S256 and RFC 9207 iss", () => {
     expect(as.authorization_endpoint).toBe(`${h.config.publicUrl}/oauth/authorize`);
@@ -309,6 +263,7 @@ describe("authorization code flow", () => {
     expect(refreshed.refresh_token).toBeTruthy();
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(refreshed.scope).toBe("notes:read");
+    pastTheGrace();
     const reuse = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure);
     expect(reuse.status).toBe(400);
     expect(await reuse.json()).toMatchObject({ error: "invalid_grant" });
@@ -437,6 +392,7 @@ describe("token families (refresh-token chains and their access tokens)", () => 
     expect((await introspect(refreshed.access_token)).active).toBe(true);
 
     // The stolen (already rotated) refresh token is presented again: the chain is revoked...
+    pastTheGrace();
     const reuse = await oauth.refreshTokenGrantRequest(as, app.client, app.auth, tokens.refresh_token!, insecure);
     expect(reuse.status).toBe(400);
     expect(await reuse.json()).toMatchObject({ error: "invalid_grant" });

@@ -2,7 +2,7 @@
 // single use, 60 s lifetime, bound to client, redirect URI, PKCE challenge, resource and scope.
 // Each code records the consent ticket that minted it (unique), so a consent page posted twice
 // cannot mint a second code, in this instance or any other.
-import type { Db } from "../../storage";
+import type { Db, Tx } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { sha256Base64url } from "../../shared/crypto";
@@ -23,7 +23,26 @@ export interface CodeGrant {
   resource: string;
 }
 
-export type RedeemResult = { ok: true; grant: CodeGrant; familyId: string } | { ok: false; reused: boolean; familyId?: string };
+export interface RedeemOptions<E> {
+  /** Whether the token request carried redirect_uri: a code whose authorization request carried it needs it (RFC 6749 §4.1.3). */
+  redirectUriPresented: boolean;
+  /**
+   * The caller's checks of the request against the code (redirect URI, PKCE verifier, resource): its
+   * refusal, or undefined. They run once the code is marked used, so a refused request uses it up.
+   */
+  check(grant: CodeGrant): E | undefined;
+  /** Runs in the same transaction once the checks pass: starts the family's refresh-token chain and returns its first token. */
+  startChain?(tx: Tx, familyId: string, grant: CodeGrant): Promise<string>;
+}
+
+export type RedeemResult<E> =
+  | { ok: true; grant: CodeGrant; familyId: string; refreshToken: string | undefined }
+  /** Unknown, expired, another client's, or redirect_uri missing where required: nothing was used up. */
+  | { ok: false; kind: "unknown" }
+  /** Already redeemed: the caller revokes `familyId` (OAuth 2.1 §4.1.3). */
+  | { ok: false; kind: "replayed"; familyId: string }
+  /** Used up by a request `check` refused. */
+  | { ok: false; kind: "refused"; refusal: E };
 
 /**
  * The token family started by a code is derived from it, so a replayed code can revoke it. Hashed
@@ -54,25 +73,33 @@ export class AuthorizationCodes {
   }
 
   /**
-   * Marks the code used with a compare-and-set, so two concurrent redemptions cannot both win. The
-   * client is part of the compare: a code presented by another client fails without being used
-   * (and without counting as a replay), so the rightful client can still redeem it. So is the
-   * redirect URI's presence: a token request without redirect_uri matches only a code whose
-   * authorization request omitted it too (RFC 6749 §4.1.3); the caller compares a present one.
+   * Redeems the code in ONE transaction (docs/sign-in.md "Crash-safe rotation"): marks it used
+   * with a compare-and-set, so two concurrent redemptions cannot both win, then runs the caller's
+   * `check` and `startChain` (the family's first refresh token), so a crash leaves either an unused
+   * code or a used code with its chain. The client is part of the compare: a code presented by
+   * another client fails without being used (and without counting as a replay), so the rightful
+   * client can still redeem it. So is the redirect URI's presence: a token request without
+   * redirect_uri matches only a code whose authorization request omitted it too (RFC 6749 §4.1.3);
+   * `check` compares a present one.
    */
-  async redeem(code: string, clientId: string, redirectUriPresented: boolean): Promise<RedeemResult> {
+  async redeem<E>(code: string, clientId: string, opts: RedeemOptions<E>): Promise<RedeemResult<E>> {
     const codeHash = sha256Base64url(code);
+    const familyId = familyIdForCode(codeHash);
     const now = this.clock.now();
-    const won = await this.db.authorizationCode.updateMany({
-      where: { codeHash, clientId, usedAt: null, expiresAt: { gt: now }, ...(redirectUriPresented ? {} : { redirectUriSent: false }) },
-      data: { usedAt: now },
-    });
-    const row = await this.db.authorizationCode.findUnique({ where: { codeHash } });
-    if (!row || row.clientId !== clientId) return { ok: false, reused: false };
-    if (won.count === 1) {
+    return this.db.$transaction(async (tx): Promise<RedeemResult<E>> => {
+      const won = await tx.authorizationCode.updateMany({
+        where: { codeHash, clientId, usedAt: null, expiresAt: { gt: now }, ...(opts.redirectUriPresented ? {} : { redirectUriSent: false }) },
+        data: { usedAt: now },
+      });
+      const row = await tx.authorizationCode.findUnique({ where: { codeHash } });
+      if (!row || row.clientId !== clientId) return { ok: false, kind: "unknown" };
+      if (won.count !== 1) return row.usedAt !== null ? { ok: false, kind: "replayed", familyId } : { ok: false, kind: "unknown" };
       const { tenantId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource } = row;
-      return { ok: true, grant: { tenantId, clientId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource }, familyId: familyIdForCode(codeHash) };
-    }
-    return { ok: false, reused: row.usedAt !== null, familyId: familyIdForCode(codeHash) };
+      const grant: CodeGrant = { tenantId, clientId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource };
+      const refusal = opts.check(grant);
+      if (refusal !== undefined) return { ok: false, kind: "refused", refusal };
+      const refreshToken = await opts.startChain?.(tx, familyId, grant);
+      return { ok: true, grant, familyId, refreshToken };
+    });
   }
 }

@@ -6,7 +6,7 @@ import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { AuthorizationCodes } from "./authorization-codes";
 import { FirstTimeGrant, type GrantRole } from "./first-time-grant";
-import { RefreshTokens } from "./refresh-tokens";
+import { RefreshTokens, type RefreshRotationSettings } from "./refresh-tokens";
 import { SignInService, type SignInPorts } from "./signin-service";
 import { TicketSealer } from "./tickets";
 
@@ -20,6 +20,8 @@ export interface SignInDeps {
   ports: SignInPorts;
   /** rbac's first-time grant (BindingService.grantFirstTime). */
   grantRole: GrantRole;
+  /** Refresh rotation: the successor key (derived from the master key) and the retry grace (TOOLGATE_REFRESH_GRACE_SECONDS). */
+  refresh: RefreshRotationSettings;
 }
 
 export interface SignInServices {
@@ -31,7 +33,7 @@ export interface SignInServices {
 
 export function createSignIn(deps: SignInDeps): SignInServices {
   const codes = new AuthorizationCodes(deps.db, deps.clock, deps.ids);
-  const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids);
+  const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids, deps.refresh);
   const firstTimeGrant = new FirstTimeGrant(deps.db, deps.clock, deps.grantRole);
   const tickets = new TicketSealer(deps.ticketKey, () => deps.clock.now());
   const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer, deps.ids);

@@ -40,28 +40,34 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
       const resources = multi(params, "resource");
       if (resources.length > 1) throw oauthError("invalid_target", "more than one resource");
 
-      const redeemed = await deps.codes.redeem(code, client.clientId, redirectUri !== undefined);
+      // One transaction marks the code used, runs these checks and stores the family's first refresh
+      // token (signin/authorization-codes.ts), so a crash cannot leave a used code without its chain.
+      // A request the checks refuse still uses the code up, as before.
+      const redeemed = await deps.codes.redeem(code, client.clientId, {
+        redirectUriPresented: redirectUri !== undefined,
+        startChain: client.grantTypes.has("refresh_token")
+          ? (tx, familyId, g) => deps.refreshTokens.issueIn(tx, familyId, { tenantId: g.tenantId, clientId: g.clientId, userId: g.userId, scope: g.scope, resource: g.resource })
+          : undefined,
+        check: (g) => {
+          if (redirectUri !== undefined && redirectUri !== g.redirectUri) return oauthError("invalid_grant", "redirect_uri differs from the authorization request's");
+          if (!verifyPkce(verifier, g.codeChallenge)) return oauthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)");
+          if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) return oauthError("invalid_target", "resource differs from the authorization request's");
+          return undefined;
+        },
+      });
       if (!redeemed.ok) {
-        if (redeemed.reused && redeemed.familyId) await deps.families.revoke(redeemed.familyId);
-        throw oauthError("invalid_grant", redeemed.reused ? "authorization code replayed; its token family was revoked" : "authorization code unknown, expired, or issued to another client");
+        if (redeemed.kind === "refused") throw redeemed.refusal;
+        if (redeemed.kind === "replayed") {
+          await deps.families.revoke(redeemed.familyId);
+          throw oauthError("invalid_grant", "authorization code replayed; its token family was revoked");
+        }
+        throw oauthError("invalid_grant", "authorization code unknown, expired, or issued to another client");
       }
       const g = redeemed.grant;
-      if (redirectUri !== undefined && redirectUri !== g.redirectUri) throw oauthError("invalid_grant", "redirect_uri differs from the authorization request's");
-      if (!verifyPkce(verifier, g.codeChallenge)) throw oauthError("invalid_grant", "code_verifier does not match the code_challenge (PKCE)");
-      if (resources.length === 1 && canonicalResource(resources[0]!) !== canonicalResource(g.resource)) throw oauthError("invalid_target", "resource differs from the authorization request's");
-
       // Never more than the client may be granted now (its allowed scopes may have narrowed since consent).
       const scopes = parseScope(g.scope).filter((s) => client.allowedScopeSet.has(s));
       const tokens = await issueUserToken(deps.issuer, client, g, scopes, redeemed.familyId);
-      if (!client.grantTypes.has("refresh_token")) return tokens;
-      const refresh_token = await deps.refreshTokens.issue(redeemed.familyId, {
-        tenantId: g.tenantId,
-        clientId: client.clientId,
-        userId: g.userId,
-        scope: g.scope,
-        resource: g.resource,
-      });
-      return { ...tokens, refresh_token };
+      return redeemed.refreshToken === undefined ? tokens : { ...tokens, refresh_token: redeemed.refreshToken };
     },
   };
 }

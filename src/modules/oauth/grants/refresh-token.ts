@@ -1,7 +1,8 @@
 // grant_type=refresh_token (RFC 6749 §6, OAuth 2.1 §4.3): a new access token and a NEW refresh
 // token (rotation, OAuth 2.1 §4.3.1); the presented token is retired, and presenting a retired
 // token revokes the whole family — the chain and the access tokens minted from it (reuse
-// detection, RFC 9700 §4.14.2). The scope cannot widen: a requested `scope` must be a subset of
+// detection, RFC 9700 §4.14.2) — except the retry of the immediately preceding token within the
+// grace, which gets the same successor again (a lost answer; docs/sign-in.md). The scope cannot widen: a requested `scope` must be a subset of
 // the original grant (RFC 6749 §6). The access token carries the granted scopes that the user
 // still holds now (the one scope resolver) AND the client may still be granted now (its current
 // allowed scopes), like the consent would today.
@@ -43,19 +44,23 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
       const scopes = requested === undefined ? granted : parseScope(requested);
       if (!scopes.every((s) => granted.includes(s))) throw oauthError("invalid_scope", "a requested scope exceeds the original grant");
 
+      // The server must still be live and the user still active, as this instance sees them. Its
+      // caches may not have caught up with another instance's change yet (a user reactivated, a
+      // member added back), so a denial here refuses this request and nothing else: the token is
+      // not rotated and the family is not revoked (docs/sign-in.md). The family's access tokens
+      // already introspect inactive while the condition holds.
+      const server = await deps.servers.findByResource(g.tenantId, g.resource);
+      if (!server) throw oauthError("invalid_grant", "the grant's resource server is gone, as this instance sees it; nothing rotated or revoked");
+      const held = await deps.userScopes(g.tenantId, server.id, g.userId);
+      if (!held) throw oauthError("invalid_grant", "the user may no longer hold anything in the workspace, as this instance sees it; nothing rotated or revoked");
+
+      // One transaction (signin/refresh-tokens.ts): a first use rotates; a retry of the immediately
+      // preceding token within the grace gets the same successor; any other rotated token is reuse.
       const rotated = await deps.refreshTokens.rotate(presented, client.clientId);
       if (!rotated.ok) {
         // A retired token presented again: stolen or replayed. Its whole family dies, access tokens included.
         if (rotated.reuseDetected) await deps.families.revoke(rotated.familyId);
-        throw oauthError("invalid_grant", rotated.reuseDetected ? "refresh token reused; its token family was revoked" : "refresh token no longer valid");
-      }
-
-      // The server must still be live and the user still active: otherwise the grant is dead.
-      const server = await deps.servers.findByResource(g.tenantId, g.resource);
-      const held = server ? await deps.userScopes(g.tenantId, server.id, g.userId) : null;
-      if (!server || !held) {
-        await deps.families.revoke(rotated.familyId);
-        throw oauthError("invalid_grant", server ? "the user may no longer hold anything in the workspace; family revoked" : "the grant's resource server is gone; family revoked");
+        throw oauthError("invalid_grant", rotated.reason);
       }
       const allowedNow = scopes.filter((s) => held.has(s) && client.allowedScopeSet.has(s));
       const tokens = await issueUserToken(deps.issuer, client, g, allowedNow, rotated.familyId);
