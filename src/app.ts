@@ -19,7 +19,7 @@ import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
-import { rejectUnsafeInput } from "./rest/input-hygiene";
+import { rejectUnsafeInputExcept } from "./rest/input-hygiene";
 import { adminAuth, noStore } from "./rest/admin-auth";
 import { GRAPHQL_PATH, createGraphQLServer } from "./graphql/server";
 import { healthRouter } from "./rest/health";
@@ -190,7 +190,9 @@ export function createHttpApp(services: Services): Express {
 
   // Everything else takes JSON bodies and answers errors as {error} (rest/errors.ts).
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
-  app.use(rejectUnsafeInput);
+  // Unstorable input (NUL, unpaired surrogates, absurd nesting) is a 400 before any route runs;
+  // GraphQL checks its arguments itself, answering in its own error shape (graphql/input-hygiene.ts).
+  app.use(rejectUnsafeInputExcept(GRAPHQL_PATH));
 
   // Unauthenticated surface.
   app.use(healthRouter(db, services.changes));

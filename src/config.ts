@@ -39,6 +39,22 @@ const envSchema = z
         .optional(),
     ),
     TOOLGATE_LOG_LEVEL: z.enum(LOG_LEVELS).default("info"),
+    // Exact origins (scheme://host[:port], lower case, comma-separated) whose pages may call /graphql
+    // from a browser (CORS, never with credentials); empty or unset = CORS off (src/graphql/server.ts).
+    TOOLGATE_GRAPHQL_CORS_ORIGINS: z
+      .string()
+      .default("")
+      .transform((v) => v.split(",").map((o) => o.trim()).filter((o) => o !== ""))
+      .pipe(
+        z.array(
+          z
+            .string()
+            .refine(
+              (o) => URL.canParse(o) && /^https?:$/.test(new URL(o).protocol) && new URL(o).origin === o,
+              "must be a comma-separated list of origins such as https://cockpit.example.com (lower-case http(s) scheme and host, optional non-default port; no path, trailing slash or wildcard)",
+            ),
+        ),
+      ),
     TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(50).max(60000).default(500),
     TOOLGATE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(50_000),
     TOOLGATE_CACHE_STALE_MS: z.coerce.number().int().min(100).max(60000).default(3000),
@@ -86,6 +102,8 @@ export interface Config {
   /** 32 bytes; undefined means "generate or load from the data folder" (embedded mode only). */
   readonly masterKey: Buffer | undefined;
   readonly logLevel: LogLevel;
+  /** Origins allowed to call /graphql from a browser (CORS, exact match, never credentials); empty = CORS off. */
+  readonly graphqlCorsOrigins: readonly string[];
   /** SQLite only: how often the server checks whether another process (the CLI) wrote the file. */
   readonly cachePollMs: number;
   /** Bound of each hot-path cache (entries; least recently used ones are evicted). */
@@ -142,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
         : undefined,
     masterKey: e.TOOLGATE_MASTER_KEY ? decodeMasterKey(e.TOOLGATE_MASTER_KEY)! : undefined,
     logLevel: e.TOOLGATE_LOG_LEVEL,
+    graphqlCorsOrigins: Object.freeze(e.TOOLGATE_GRAPHQL_CORS_ORIGINS),
     cachePollMs: e.TOOLGATE_CACHE_POLL_MS,
     cacheMaxEntries: e.TOOLGATE_CACHE_MAX_ENTRIES,
     cacheStaleMs: e.TOOLGATE_CACHE_STALE_MS,

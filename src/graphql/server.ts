@@ -7,10 +7,69 @@ import { createYoga, type Plugin } from "graphql-yoga";
 import type { Services } from "../app";
 import { contextFactory, type GraphQLContext, type ServerContext } from "./context";
 import { maskError, useDomainErrors } from "./errors";
+import { useInputHygiene } from "./input-hygiene";
 import { useQueryLimits } from "./limits";
 import { schema } from "./schema";
 
 export const GRAPHQL_PATH = "/graphql";
+
+
+/**
+ * Yoga's `cors` option. Off by default: no Access-Control-* header at all, so a page of another
+ * origin cannot read an answer (and cannot send the JSON POST or the Authorization header, which
+ * need a preflight). With an allow-list, an Origin equal to one of the listed origins (exact
+ * string match, no wildcard) gets Access-Control-Allow-Origin with that origin; any other origin
+ * gets no CORS headers. Never Access-Control-Allow-Credentials: the graph authenticates with the
+ * bearer token in the Authorization header, never with cookies.
+ */
+export function graphqlCors(origins: readonly string[]) {
+  if (origins.length === 0) return false as const;
+  const allowed = new Set(origins);
+  return (request: Request) => {
+    const origin = request.headers.get("origin");
+    if (origin === null || !allowed.has(origin)) return false as const;
+    return {
+      origin,
+      credentials: false,
+      methods: ["GET", "POST"],
+      allowedHeaders: ["authorization", "content-type", "accept", "x-request-id"],
+      exposedHeaders: ["x-request-id"],
+      maxAge: 600,
+    };
+  };
+}
+
+/**
+ * GraphiQL (GET /graphql from a browser) is the one HTML page of the graph. It must not be framed
+ * (clickjacking: `frame-ancestors 'none'` and X-Frame-Options), and may run only what
+ * @graphql-yoga/render-graphiql inlines: its script and styles are inline ('unsafe-inline'; no
+ * eval), Monaco's editor workers start from blob: URLs, its icons and fonts are data: URLs, and it
+ * talks to this endpoint only (connect-src 'self'). Nothing is loaded from another origin.
+ */
+export const GRAPHIQL_CSP = [
+  "default-src 'none'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join("; ");
+
+export function useGraphiQLHeaders(): Plugin {
+  return {
+    onResponse({ response }) {
+      if (!response.headers.get("content-type")?.startsWith("text/html")) return;
+      response.headers.set("Content-Security-Policy", GRAPHIQL_CSP);
+      response.headers.set("X-Frame-Options", "DENY");
+      response.headers.set("X-Content-Type-Options", "nosniff");
+      response.headers.set("Referrer-Policy", "no-referrer");
+    },
+  };
+}
 
 const GRAPHIQL_HEADERS = JSON.stringify({ Authorization: "Bearer <access_token from POST /svc/uflow/auth/login>" }, null, 2);
 
@@ -65,7 +124,9 @@ export function createYogaServer(services: Services) {
       error: (...args) => log.error({ err: args[0] }, "yoga"),
     },
     maskedErrors: { maskError },
-    // Query limits refuse cyclic fan-out before anything runs (src/graphql/limits.ts).
-    plugins: [useQueryLimits(), useNoStore(), useDomainErrors(log)],
+    cors: graphqlCors(services.config.graphqlCorsOrigins),
+    // Query limits refuse cyclic fan-out before anything runs (src/graphql/limits.ts); input
+    // hygiene refuses unstorable arguments after variable coercion, before execution.
+    plugins: [useQueryLimits(), useInputHygiene(), useNoStore(), useGraphiQLHeaders(), useDomainErrors(log)],
   });
 }

@@ -4,6 +4,7 @@
 // {"message":"input.publicBaseUrl: must be an absolute http(s) URL ...","extensions":{"code":"BAD_USER_INPUT"}}.
 import { z } from "zod";
 import { badRequest } from "../shared/errors";
+import { describeUnsafeInput, findUnsafeInput } from "../shared/input-safety";
 
 export const idSchema = z.string().uuid("must be a UUID");
 
@@ -28,9 +29,21 @@ function describe(error: z.ZodError, argName: string): string {
     .join("; ");
 }
 
+/**
+ * Text the database cannot store (src/shared/input-safety.ts), before and after parsing: the
+ * arguments themselves were checked before execution (graphql/input-hygiene.ts), but JSON text
+ * (conditions, inputSchemaJson) is decoded by the resolvers, and what it decodes to is checked here.
+ */
+function assertStorable(value: unknown, argName: string): void {
+  const found = findUnsafeInput(value);
+  if (found) throw badRequest(describeUnsafeInput(found, { prefix: [argName], name: toCamel }));
+}
+
 /** Parses one argument; a failure is a BAD_USER_INPUT error naming `argName.field`. */
 export function parseArg<S extends z.ZodType>(schema: S, value: unknown, argName: string): z.output<S> {
+  assertStorable(value, argName);
   const r = schema.safeParse(value);
   if (!r.success) throw badRequest(describe(r.error, argName));
+  assertStorable(r.data, argName);
   return r.data;
 }

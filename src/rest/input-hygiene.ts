@@ -1,29 +1,64 @@
-// Input the database cannot store must be refused as bad input (400), never reach it as a 500:
-// PostgreSQL rejects NUL characters in text (SQLSTATE 22021), and deeply nested JSON overflows the
-// stack of the code that serialises it. One walk over the parsed body and query, bounded in depth
-// and size, before any route runs.
+// Input the database cannot store must be refused as bad input (400), never reach it as a 500 or
+// be stored lossily: NUL characters, unpaired UTF-16 surrogates and absurdly deep JSON (the rule
+// itself, shared with GraphQL, is src/shared/input-safety.ts). Where each part of a request is
+// checked, before any route's handler reads it:
+// - body and query: `rejectUnsafeInput`, one walk after the body parser (app.ts, and the routers
+//   that parse their own bodies: OAuth forms, the authorization pages, the runtime manifest);
+// - Basic credentials (OAuth client and resource-server authentication): the same middleware,
+//   since their id is looked up in the database;
+// - path parameters: Express parses them per route, so `parseWith` (src/rest/validation.ts)
+//   checks the params every router hands it, and routes that read params without it call
+//   `assertSafeInput(req.params)` (rest/runtime.ts);
+// - GraphQL arguments: src/graphql/input-hygiene.ts (GraphQL error shape), so `/graphql` is left
+//   out of this middleware.
 import type { RequestHandler } from "express";
 import { badRequest } from "../shared/errors";
+import { MAX_JSON_DEPTH, UNSTORABLE_TEXT, describeUnsafeInput, findUnsafeInput, unsafeText, type UnsafeInput } from "../shared/input-safety";
+import { parseBasicAuth } from "./basic-auth";
 
-/** Nesting deeper than this is refused (free-form JSON such as input schemas stays far below it). */
-export const MAX_JSON_DEPTH = 32;
-
-/** A description of what is wrong with `value`, or null when it may be stored. */
-export function unsafeInput(value: unknown, depth = 0): string | null {
-  if (typeof value === "string") return value.includes("\u0000") ? "must not contain NUL characters" : null;
-  if (value === null || typeof value !== "object") return null;
-  if (depth >= MAX_JSON_DEPTH) return `nests deeper than ${MAX_JSON_DEPTH} levels`;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes("\u0000")) return "must not contain NUL characters";
-    const problem = unsafeInput(v, depth + 1);
-    if (problem) return problem;
-  }
-  return null;
+/**
+ * The message for a body or query problem. NUL and depth keep the wording they had before
+ * surrogates were refused (clients and test/http-basics.test.ts match it); an unpaired surrogate
+ * names the field.
+ */
+function describeRequestProblem(found: UnsafeInput, where: "body" | "query"): string {
+  if (found.kind === "nul") return "request must not contain NUL characters";
+  if (found.kind === "depth") return `request nests deeper than ${MAX_JSON_DEPTH} levels`;
+  return describeUnsafeInput(found, { whole: where });
 }
 
-/** Refuses a request whose body or query holds unstorable input (400, or invalid_request at /oauth). */
+/** Basic credentials whose id or secret cannot be stored (the id is looked up in the database). */
+function unsafeBasicCredentials(header: string | undefined): boolean {
+  if (!header) return false;
+  const creds = parseBasicAuth(header);
+  return creds !== undefined && (unsafeText(creds.id) !== null || unsafeText(creds.secret) !== null);
+}
+
+/** Refuses a request whose body, query or Basic credentials hold unstorable input (400, or invalid_request at /oauth). */
 export const rejectUnsafeInput: RequestHandler = (req, _res, next) => {
-  const problem = unsafeInput(req.body) ?? unsafeInput(req.query);
-  if (problem) return next(badRequest(`request ${problem}`));
+  const body = findUnsafeInput(req.body);
+  if (body) return next(badRequest(describeRequestProblem(body, "body")));
+  const query = findUnsafeInput(req.query);
+  if (query) return next(badRequest(describeRequestProblem(query, "query")));
+  if (unsafeBasicCredentials(req.headers.authorization)) return next(badRequest(`authorization: ${UNSTORABLE_TEXT}`));
   next();
 };
+
+/**
+ * `rejectUnsafeInput` for every path but those under `prefixes`, which check their input
+ * themselves (app.ts: GraphQL answers in its own error shape, naming the argument).
+ */
+export function rejectUnsafeInputExcept(...prefixes: string[]): RequestHandler {
+  const skipped = (path: string) => prefixes.some((p) => path === p || path.startsWith(`${p}/`));
+  return (req, res, next) => (skipped(req.path) ? next() : rejectUnsafeInput(req, res, next));
+}
+
+/**
+ * Throws a 400 naming the first field of `value` that cannot be stored, e.g. for path parameters
+ * `{"error":"client_id: must not contain NUL characters or unpaired surrogates"}`; `whole` names
+ * the value itself when the problem is at its root.
+ */
+export function assertSafeInput(value: unknown, whole = "path"): void {
+  const found = findUnsafeInput(value);
+  if (found) throw badRequest(describeUnsafeInput(found, { whole }));
+}

@@ -5,7 +5,7 @@
 // GET sdk-policy is a hot path: credentials are checked against the in-memory registry (HMAC,
 // constant time) and the answer is a prebuilt buffer with a strong ETag; no database query, no
 // JSON serialization per request. `If-None-Match` answers 304.
-import { rejectUnsafeInput } from "./input-hygiene";
+import { assertSafeInput, rejectUnsafeInput } from "./input-hygiene";
 import express, { Router, type Request, type Response } from "express";
 import type { CompiledPolicy, RegisteredServer, ResourceServerRegistry, ResourceServerLifecycle } from "../modules/resource-servers";
 import { parseBasicAuth } from "./basic-auth";
@@ -17,6 +17,9 @@ const CHALLENGE = 'Basic realm="toolgate-runtime", charset="UTF-8"';
 
 /** The authenticated server, or undefined after answering 401; synchronous when the server entry is cached. */
 function authenticate(registry: ResourceServerRegistry, req: Request, res: Response): RegisteredServer | undefined | Promise<RegisteredServer | undefined> {
+  // These routes read :id without parseWith: refuse an id the database cannot take (400 naming it)
+  // before it reaches the registry's lookup.
+  assertSafeInput(req.params);
   const creds = parseBasicAuth(req.headers.authorization);
   // The path must name the server the credentials belong to: one server's secret reads nothing else.
   if (!creds || creds.id !== req.params.id) return refuse(res);

@@ -2,6 +2,7 @@
 // A failure is a 400 whose message names the field, e.g. {"error":"public_base_url: must be an http(s) URL"}.
 import type { z } from "zod";
 import { badRequest } from "../shared/errors";
+import { assertSafeInput } from "./input-hygiene";
 
 export function describeZodError(error: z.ZodError, where: InputLocation = "body"): string {
   return error.issues
@@ -18,8 +19,17 @@ export function describeZodError(error: z.ZodError, where: InputLocation = "body
 /** Where a value came from, named in messages about the whole value (e.g. "query: unknown field(s) x"). */
 export type InputLocation = "body" | "query" | "path";
 
+/**
+ * Parses `value` with `schema`; a failure is a 400 naming the field. Text the database cannot store
+ * (NUL, unpaired surrogates: src/shared/input-safety.ts) is refused first, naming the field, and
+ * so is any such text a schema's transform produces. This is where path parameters are checked:
+ * every router hands its `req.params` to parseWith (the body and query were checked on arrival by
+ * rest/input-hygiene.ts).
+ */
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: InputLocation = "body"): z.output<S> {
+  assertSafeInput(value, where);
   const r = schema.safeParse(value ?? {});
   if (!r.success) throw badRequest(describeZodError(r.error, where));
+  assertSafeInput(r.data, where);
   return r.data;
 }
