@@ -63,9 +63,12 @@ export class EntryCache<V> implements ChangeSubscriber {
       map.delete(key);
       return undefined;
     }
-    // Most recently used last (Map keeps insertion order).
-    map.delete(key);
-    map.set(key, e);
+    // Most recently used last (Map keeps insertion order). Only worth the two map operations once
+    // the cache is half full: below that nothing is evicted soon, and the hot path stays cheaper.
+    if (map.size > this.options.maxEntries / 2) {
+      map.delete(key);
+      map.set(key, e);
+    }
     this.stats.hits++;
     return e.value;
   }
