@@ -9,6 +9,10 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     pool: "forks",
+    // Files share their worker's module registry instead of re-importing the app (and Prisma) for
+    // each file: the suite takes half the time. Safe because every file starts its own app on its
+    // own fresh database (test/helpers/harness.ts) and no module keeps per-test state.
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: process.env.CI ? ["default"] : ["default"],
