@@ -6,8 +6,6 @@ import { unavailable } from "../shared/errors";
 import type { ChangeBus, ChangeKind } from "./change-bus";
 
 export class CacheFactory {
-  private readonly caches: EntryCache<unknown>[] = [];
-
   constructor(
     readonly bus: ChangeBus,
     readonly maxEntries: number,
@@ -19,12 +17,6 @@ export class CacheFactory {
     const failClosed = (key: string) => load(key).catch((e) => Promise.reject(unavailable(e)));
     const cache = new EntryCache<V>({ name: kind, maxEntries: this.maxEntries, load: failClosed, maxAgeMs: () => this.bus.maxEntryAgeMs() });
     this.bus.subscribe(kind, cache);
-    this.caches.push(cache as EntryCache<unknown>);
     return cache;
-  }
-
-  /** Every cache built here (metrics, tests). */
-  all(): readonly EntryCache<unknown>[] {
-    return this.caches;
   }
 }
