@@ -10,7 +10,7 @@ import { type IdGenerator, randomIds } from "./shared/ids";
 import { deriveKey } from "./shared/crypto";
 import type { Logger } from "./shared/logger";
 import { JwtService, KeyStore } from "./modules/tokens";
-import { AdminAuthenticator, TenancyService } from "./modules/tenancy";
+import { AdminAuthenticator, LoginThrottle, TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, type ResourceServerLifecycle } from "./modules/resource-servers";
@@ -67,6 +67,8 @@ export interface Services {
   keys: KeyStore;
   jwt: JwtService;
   tenancy: TenancyService;
+  /** Failed sign-in counts in the database (admin login and end-user sign-in); pruned from start(). */
+  loginThrottle: LoginThrottle;
   /** Admin JWT -> Actor, for REST and GraphQL alike. */
   adminAuth: AdminAuthenticator;
   memberships: MembershipService;
@@ -89,6 +91,8 @@ export interface Services {
 export const JSON_BODY_LIMIT = "100kb";
 /** How often clients' last-used stamps are written (batched off the token endpoint's path). */
 const LAST_USED_FLUSH_MS = 10_000;
+/** How often each instance deletes expired failed-sign-in counts (one indexed DELETE). */
+const LOGIN_THROTTLE_PRUNE_MS = 10 * 60_000;
 
 export async function createServices(deps: AppDeps): Promise<Services> {
   const clock = deps.clock ?? systemClock;
@@ -100,7 +104,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, changes, onBackgroundError);
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
-  const tenancy = new TenancyService(deps.db, jwt, clock);
+  const loginThrottle = new LoginThrottle(deps.db, clock, deriveKey(deps.masterKey, "login-throttle"));
+  const tenancy = new TenancyService(deps.db, jwt, clock, loginThrottle);
   const adminAuth = new AdminAuthenticator(jwt, tenancy);
   const memberships = new MembershipService(deps.db, clock, ids, deps.config.database.kind);
   const endUsers = new EndUserService(deps.db, clock, ids, deps.config.database.kind);
@@ -122,7 +127,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       findClient: (clientId) => findClientForSignIn(deps.db, clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
-      verifyUser: (email, password) => tenancy.verifyCredentials(email, password),
+      verifyUser: (email, password, source) => tenancy.verifyCredentials(email, password, source),
       userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
     },
   });
@@ -159,6 +164,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     keys,
     jwt,
     tenancy,
+    loginThrottle,
     adminAuth,
     memberships,
     endUsers,
@@ -176,7 +182,9 @@ export function createHttpApp(services: Services): Express {
   const { db, logger, tenancy, resourceServers } = services;
   const app = express();
   app.disable("x-powered-by");
-  app.set("trust proxy", false);
+  // req.ip is the socket's peer unless TOOLGATE_TRUST_PROXY names the proxies in front (then the
+  // address they report in X-Forwarded-For): the login throttle counts per client address.
+  app.set("trust proxy", services.config.trustProxy ?? false);
   app.set("etag", false);
   app.use(requestLog(logger));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
@@ -248,6 +256,8 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const log = deps.logger;
   const channel = deps.config.database.kind === "postgresql" ? new PgChangeChannel(deps.config.database.url, services.changes, log) : undefined;
   const watch = deps.config.database.kind === "sqlite" ? new SqliteChangeWatch(deps.db, services.changes) : undefined;
+  let pruneTimer: NodeJS.Timeout | undefined;
+  const pruneLoginFailures = () => services.loginThrottle.prune().catch((e) => log.warn({ err: e }, "could not prune expired sign-in failure counts"));
   return {
     app,
     services,
@@ -260,8 +270,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await channel?.start();
       await watch?.start(deps.config.cachePollMs, (e) => log.warn({ err: e }, "could not check the database file for outside writes"));
       services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
+      pruneTimer = setInterval(pruneLoginFailures, LOGIN_THROTTLE_PRUNE_MS).unref();
     },
     async close() {
+      clearInterval(pruneTimer);
       watch?.stop();
       await channel?.stop();
       await services.oauth.lastUsed.stop().catch((e) => log.warn({ err: e }, "client last-used flush failed"));

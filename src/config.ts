@@ -1,5 +1,6 @@
 // The only reader of process.env. Every variable is validated once, here; a bad value stops
 // start-up with one message naming every bad variable.
+import { isIP } from "node:net";
 import { z } from "zod";
 import { REFRESH_GRACE_DEFAULT_S } from "./modules/signin/refresh-tokens";
 
@@ -55,6 +56,28 @@ const envSchema = z
             ),
         ),
       ),
+    // The reverse proxies in front of Toolgate, whose X-Forwarded-For is believed for the client
+    // address (the login throttle counts per address): a number of hops, or a comma-separated list
+    // of addresses/CIDRs and the names loopback, linklocal, uniquelocal. Unset: the socket's peer.
+    TOOLGATE_TRUST_PROXY: optionalString.pipe(
+      z
+        .string()
+        .refine(
+          (v) => /^([1-9]|10)$/.test(v) || v.split(",").every((p) => isProxyAddress(p.trim())),
+          "must be a number of proxy hops (1-10) or a comma-separated list of addresses/CIDRs (or loopback, linklocal, uniquelocal)",
+        )
+        .optional(),
+    ),
+    // GET /metrics (Prometheus) answers only with this bearer token; unset = /metrics is off (404).
+    // docs/decisions/0018-metrics-endpoint.md.
+    TOOLGATE_METRICS_TOKEN: optionalString.pipe(
+      z
+        .string()
+        .min(32, "must be at least 32 characters (e.g. openssl rand -hex 32)")
+        .max(512)
+        .refine((t) => /^[\x21-\x7e]+$/.test(t), "must be printable ASCII without spaces (it is sent in an Authorization header)")
+        .optional(),
+    ),
     TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(50).max(60000).default(500),
     TOOLGATE_CACHE_MAX_ENTRIES: z.coerce.number().int().min(100).max(10_000_000).default(50_000),
     TOOLGATE_CACHE_STALE_MS: z.coerce.number().int().min(100).max(60000).default(3000),
@@ -89,6 +112,13 @@ const envSchema = z
     }
   });
 
+function isProxyAddress(p: string): boolean {
+  if (p === "loopback" || p === "linklocal" || p === "uniquelocal") return true;
+  const [addr = "", bits, ...rest] = p.split("/");
+  if (rest.length > 0 || isIP(addr) === 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (isIP(addr) === 4 ? 32 : 128));
+}
+
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
@@ -117,6 +147,10 @@ export interface Config {
    * connect to loopback/private/link-local addresses (off by default: SSRF).
    */
   readonly scan: { readonly timeoutMs: number; readonly maxBytes: number; readonly allowPrivateNetworks: boolean };
+  /** Express `trust proxy`: hops or proxy addresses whose X-Forwarded-For gives req.ip; undefined = the socket's peer. */
+  readonly trustProxy: number | string | undefined;
+  /** Bearer token of GET /metrics; undefined = /metrics is not served. */
+  readonly metricsToken: string | undefined;
   /** Retry grace of a rotated refresh token, in seconds (0..60): see docs/sign-in.md "Crash-safe rotation". */
   readonly refreshGraceSeconds: number;
 }
@@ -167,5 +201,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     benchRoutes: e.TOOLGATE_BENCH_ROUTES,
     scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES, allowPrivateNetworks: e.TOOLGATE_SCAN_ALLOW_PRIVATE }),
     refreshGraceSeconds: e.TOOLGATE_REFRESH_GRACE_SECONDS,
+    trustProxy: e.TOOLGATE_TRUST_PROXY === undefined ? undefined : /^\d+$/.test(e.TOOLGATE_TRUST_PROXY) ? Number(e.TOOLGATE_TRUST_PROXY) : e.TOOLGATE_TRUST_PROXY,
+    metricsToken: e.TOOLGATE_METRICS_TOKEN,
   });
 }

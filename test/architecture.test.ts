@@ -24,6 +24,7 @@ const OWNERS: Record<string, string> = {
   user: "tenancy",
   membership: "tenancy",
   endUserState: "tenancy",
+  loginFailure: "tenancy",
   role: "rbac",
   roleGrant: "rbac",
   group: "rbac",

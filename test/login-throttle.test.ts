@@ -1,47 +1,295 @@
-// Password guessing is slowed per account, and a right password is never confirmed to someone who
-// cannot use it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// Password guessing backs off per account AND client address, in the database: a guesser slows
+// themselves down, never the owner at a clean address; the counts survive a restart, are shared
+// between instances on PostgreSQL, expire and are pruned; operators unlock and reset from the CLI.
+// Source addresses are real: the test binds its client sockets to 127.0.0.x (all loopback on Linux).
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { request as httpRequest, createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
 import { ManualClock } from "../src/shared/clock";
+import { boot } from "../src/boot";
+import { createApp, type App } from "../src/app";
+import { createLogger } from "../src/shared/logger";
+import { runCli } from "../src/cli/run";
+import { normaliseAddress } from "../src/modules/tenancy/login-throttle";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startToolgate, type Harness } from "./helpers/harness";
+import { startServerProcess, type RunningServer } from "./helpers/process";
 
-const clock = new ManualClock(new Date("2026-03-01T10:00:00Z"));
-let h: Harness;
-beforeAll(async () => {
-  h = await startToolgate({ clock });
+vi.setConfig({ testTimeout: 120_000 });
+const onPostgres = !!process.env.TEST_DATABASE_URL;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One HTTP request whose socket is bound to `from` (the address the server sees). */
+function send(base: string, from: string, method: string, path: string, body?: { json?: unknown; form?: Record<string, string> }, headers: Record<string, string> = {}): Promise<Answer> {
+  const payload = body?.json !== undefined ? JSON.stringify(body.json) : body?.form ? new URLSearchParams(body.form).toString() : undefined;
+  const type = body?.json !== undefined ? "application/json" : "application/x-www-form-urlencoded";
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(base + path, { method, localAddress: from, headers: { ...headers, ...(payload !== undefined ? { "content-type": type } : {}) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+const loginAt = (base: string) => async (from: string, email: string, password: string) => {
+  const r = await send(base, from, "POST", "/svc/uflow/auth/login", { json: { email, password } });
+  return { ...r, body: JSON.parse(r.text) };
+};
+
+const THROTTLED = (seconds: number) => ({ error: "too many failed sign-in attempts; try again later", retry_after: seconds });
+const WRONG = { error: "invalid email or password" };
+
+async function cli(args: string[], env: Record<string, string>, stdin?: string) {
+  let stdout = "";
+  let stderr = "";
+  const status = await runCli(args, env, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), stdin: stdin === undefined ? undefined : async () => stdin });
+  return { status, stdout, stderr };
+}
+
+const cliEnv = (h: Harness) => ({ DATABASE_URL: h.config.database.url, TOOLGATE_DATA_DIR: h.config.dataDir, TOOLGATE_MASTER_KEY: h.config.masterKey!.toString("hex") });
+
+describe("login throttle (one instance, exact clock)", () => {
+  const clock = new ManualClock(new Date("2026-03-01T10:00:00Z"));
+  let h: Harness;
+  let login: ReturnType<typeof loginAt>;
+  beforeAll(async () => {
+    h = await startToolgate({ clock, env: { TOOLGATE_MASTER_KEY: randomBytes(32).toString("hex") } });
+    login = loginAt(h.url);
+  });
+  afterAll(async () => h?.close());
+
+  it("slows down the guessing address; the owner signs in from a clean address meanwhile", async () => {
+    for (let i = 0; i < 5; i++) {
+      const r = await login("127.0.0.2", ADMIN_EMAIL, `wrong-${i}`);
+      expect([r.status, r.body]).toEqual([401, WRONG]);
+    }
+    // Even the right password is refused from the guessing address, before it is checked.
+    const refused = await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD);
+    expect([refused.status, refused.body]).toEqual([429, THROTTLED(30)]);
+    expect(refused.headers["retry-after"]).toBe("30");
+    const owner = await login("127.0.0.3", ADMIN_EMAIL, ADMIN_PASSWORD);
+    expect(owner.status).toBe(200);
+    expect(owner.body.token_type).toBe("Bearer");
+
+    clock.advance(20_000);
+    expect((await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(10));
+    clock.advance(10_000);
+    // The wait is over: a right password works and clears this address's count for the account.
+    expect((await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+    expect((await login("127.0.0.2", ADMIN_EMAIL, "wrong-again")).status).toBe(401);
+  });
+
+  it("doubles the wait with every further failure, up to 15 minutes", async () => {
+    const [from, email] = ["127.0.0.4", "someone@example.test"];
+    for (let i = 0; i < 5; i++) await login(from, email, "wrong");
+    expect((await login(from, email, "wrong")).body).toEqual(THROTTLED(30));
+    clock.advance(30_000);
+    expect((await login(from, email, "wrong")).status).toBe(401); // the 6th failure
+    expect((await login(from, email, "wrong")).body).toEqual(THROTTLED(60));
+    for (const wait of [60, 120, 240, 480, 900, 900]) {
+      clock.advance(wait * 1000);
+      expect((await login(from, email, "wrong")).status).toBe(401);
+    }
+    expect((await login(from, email, "wrong")).body).toEqual(THROTTLED(900));
+  });
+
+  it("slows down an address that sprays many accounts, for every account", async () => {
+    const from = "127.0.0.5";
+    for (let i = 0; i < 30; i++) expect((await login(from, `nobody-${i}@example.test`, "wrong")).status).toBe(401);
+    expect((await login(from, ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(30));
+    expect((await login("127.0.0.3", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+  });
+
+  it("a guess spread over many addresses gets one try per address; an address that never failed still signs in", async () => {
+    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "target@example.test", username: "target", password: "target-password-1" });
+    for (let i = 1; i <= 20; i++) expect((await login(`127.0.1.${i}`, "target@example.test", "wrong")).status).toBe(401);
+    // The account is under a distributed guess: addresses that failed on it wait...
+    expect((await login("127.0.1.1", "target@example.test", "target-password-1")).body).toEqual(THROTTLED(30));
+    // ...a new guessing address gets its one try, then waits too...
+    expect((await login("127.0.1.21", "target@example.test", "wrong")).status).toBe(401);
+    expect((await login("127.0.1.21", "target@example.test", "wrong")).body).toEqual(THROTTLED(60)); // 21 failures: the wait doubled
+    // ...and the user at an address that never failed is let in.
+    expect((await login("127.0.0.6", "target@example.test", "target-password-1")).status).toBe(200);
+  });
+
+  it("keeps the counts in the database: a restarted instance still refuses", async () => {
+    for (let i = 0; i < 5; i++) await login("127.0.0.7", ADMIN_EMAIL, "wrong");
+    // A new instance (fresh memory, as after a restart) on the same database.
+    const { db, masterKey } = await boot(h.config);
+    const restarted: App = await createApp({ config: h.config, db, masterKey, logger: createLogger("silent"), clock });
+    const server: Server = createHttpServer(restarted.app);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const again = loginAt(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+      expect((await again("127.0.0.7", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(30));
+      expect((await again("127.0.0.8", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await restarted.close();
+      await db.$disconnect();
+    }
+  });
+
+  it("stores no email or address in clear for accounts, and prunes counts once they expire", async () => {
+    const rows = await h.db.loginFailure.findMany();
+    expect(rows.length).toBeGreaterThan(0);
+    expect(JSON.stringify(rows)).not.toContain("example.test");
+    clock.advance(60 * 60 * 1000 + 1000);
+    // Expired counts no longer count, even before they are pruned.
+    expect((await login("127.0.0.7", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+    expect(await h.services.loginThrottle.prune()).toBe(rows.length - 1); // the success above already deleted one
+    expect(await h.db.loginFailure.count()).toBe(0);
+  });
+
+  it("toolgate users unlock clears an account's counts (every address) or an address's", async () => {
+    for (let i = 0; i < 5; i++) await login("127.0.0.9", ADMIN_EMAIL, "wrong");
+    for (let i = 0; i < 30; i++) await login("127.0.0.10", `spray-${i}@example.test`, "wrong");
+    expect((await login("127.0.0.9", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(429);
+    expect((await login("127.0.0.10", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(429);
+
+    const none = await cli(["users", "unlock"], cliEnv(h));
+    expect([none.status, none.stderr]).toEqual([2, "users unlock needs --email or --address\n"]);
+    const byEmail = await cli(["users", "unlock", "--email", ADMIN_EMAIL.toUpperCase()], cliEnv(h));
+    expect([byEmail.status, byEmail.stdout]).toEqual([0, `${JSON.stringify({ cleared: 2 })}\n`]); // the pair and the account count
+    expect((await login("127.0.0.9", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+    expect((await login("127.0.0.10", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(429); // the address itself is still throttled
+    const byAddress = await cli(["users", "unlock", "--address", "127.0.0.10"], cliEnv(h));
+    expect([byAddress.status, byAddress.stdout]).toEqual([0, `${JSON.stringify({ cleared: 31 })}\n`]); // 30 pairs and the address count
+    expect((await login("127.0.0.10", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+  });
+
+  it("toolgate users reset-password takes the password from stdin or the environment, never argv, and unlocks", async () => {
+    const env = cliEnv(h);
+    const argv = await cli(["users", "reset-password", "--email", ADMIN_EMAIL, "--password", "new-password-1"], env);
+    expect([argv.status, argv.stderr]).toEqual([
+      2,
+      "users reset-password: --password is refused (argv is visible to other users and kept in shell history); use --password-stdin or TOOLGATE_NEW_PASSWORD\n",
+    ]);
+    const missing = await cli(["users", "reset-password", "--email", ADMIN_EMAIL], env);
+    expect([missing.status, missing.stderr]).toEqual([2, "users reset-password needs the new password on stdin (--password-stdin) or in TOOLGATE_NEW_PASSWORD\n"]);
+    const unknown = await cli(["users", "reset-password", "--email", "ghost@example.test"], { ...env, TOOLGATE_NEW_PASSWORD: "new-password-1" });
+    expect([unknown.status, unknown.stderr]).toEqual([1, "user not found\n"]);
+
+    for (let i = 0; i < 5; i++) await login("127.0.0.11", ADMIN_EMAIL, "wrong");
+    const viaStdin = await cli(["users", "reset-password", "--email", ADMIN_EMAIL, "--password-stdin"], env, "stdin-password-1\n");
+    expect([viaStdin.status, viaStdin.stdout]).toEqual([0, `${JSON.stringify({ user_id: h.ownerId })}\n`]);
+    expect((await login("127.0.0.11", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(WRONG); // unlocked; the old password is gone
+    expect((await login("127.0.0.11", ADMIN_EMAIL, "stdin-password-1")).status).toBe(200);
+
+    const viaEnv = await cli(["users", "reset-password", "--email", ADMIN_EMAIL], { ...env, TOOLGATE_NEW_PASSWORD: ADMIN_PASSWORD });
+    expect(viaEnv.status).toBe(0);
+    expect((await login("127.0.0.11", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+  });
+
+  it("answers a throttled end-user sign-in with the same page as a wrong password", async () => {
+    const token = await h.login(ADMIN_EMAIL, ADMIN_PASSWORD); // the clock moved past the harness's token
+    const admin = (path: string, json: unknown) => h.request("POST", path, { token, json });
+    const rs = (await admin("/svc/resource-servers", { name: "Notes", public_base_url: "https://notes.example.test", protected_base_path: "/mcp" })).body;
+    const client = (await admin(`/svc/resource-servers/${rs.id}/clients`, { client_name: "Notes app", kind: "human_app", redirect_uris: ["http://127.0.0.1/cb"] })).body;
+    await admin(`/uflow/v2/tenants/${h.workspaceId}/users`, { email: "enduser@example.test", username: "enduser", password: "enduser-password-1" });
+    const verifier = randomBytes(32).toString("base64url");
+    const query = new URLSearchParams({
+      response_type: "code",
+      client_id: client.client_id,
+      redirect_uri: "http://127.0.0.1/cb",
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+      state: "s1",
+    });
+    const page = await send(h.url, "127.0.0.12", "GET", `/oauth/authorize?${query}`);
+    expect([page.status, page.text]).toEqual([200, expect.stringContaining("ticket")]);
+    const ticket = /name="ticket" value="([^"]+)"/.exec(page.text)![1]!;
+    const signIn = (from: string, password: string) => send(h.url, from, "POST", "/oauth/authorize/login", { form: { ticket, email: "enduser@example.test", password } });
+    const wrong = await signIn("127.0.0.12", "wrong");
+    for (let i = 0; i < 4; i++) await signIn("127.0.0.12", "wrong");
+    const throttled = await signIn("127.0.0.12", "enduser-password-1");
+    expect(throttled.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(throttled.text).toBe(wrong.text);
+    expect(throttled.text).toContain("Invalid email or password.");
+    // From a clean address the same user reaches the consent page.
+    const clean = await signIn("127.0.0.13", "enduser-password-1");
+    expect(clean.status).toBe(200);
+    expect(clean.text).toContain('action="/oauth/authorize/consent"');
+  });
 });
-afterAll(async () => h?.close());
 
-const login = (email: string, password: string) => h.request("POST", "/svc/uflow/auth/login", { json: { email, password } });
+describe("client address behind a proxy", () => {
+  it("ignores X-Forwarded-For unless TOOLGATE_TRUST_PROXY names the proxy", async () => {
+    const plain = await startToolgate();
+    const proxied = await startToolgate({ env: { TOOLGATE_TRUST_PROXY: "loopback" } });
+    try {
+      for (const [h, trusted] of [
+        [plain, false],
+        [proxied, true],
+      ] as const) {
+        const login = (xff: string, password: string) => send(h.url, "127.0.0.1", "POST", "/svc/uflow/auth/login", { json: { email: ADMIN_EMAIL, password } }, { "x-forwarded-for": xff });
+        for (let i = 0; i < 5; i++) await login("203.0.113.7", "wrong");
+        // Another client behind the same proxy: distinct only when the proxy is trusted.
+        expect((await login("203.0.113.8", ADMIN_PASSWORD)).status).toBe(trusted ? 200 : 429);
+        expect((await login("203.0.113.7", ADMIN_PASSWORD)).status).toBe(429);
+      }
+    } finally {
+      await plain.close();
+      await proxied.close();
+    }
+  });
+});
 
-describe("admin login throttle", () => {
-  it("refuses an account after 10 wrong passwords for 15 minutes, even with the right one", async () => {
-    for (let i = 0; i < 10; i++) expect((await login(ADMIN_EMAIL, `wrong-${i}`)).status).toBe(401);
-    const locked = await login(ADMIN_EMAIL, ADMIN_PASSWORD);
-    expect(locked.status).toBe(429);
-    expect(locked.body.error).toBe("too many failed sign-in attempts; try again later");
-    expect(Number(locked.headers.get("retry-after"))).toBeGreaterThan(0);
-    clock.advance(15 * 60 * 1000 + 1000);
-    expect((await login(ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+describe.runIf(onPostgres)("login throttle shared by two instances on PostgreSQL", () => {
+  let h: Harness;
+  let b: RunningServer;
+  beforeAll(async () => {
+    h = await startToolgate();
+    b = await startServerProcess({
+      DATABASE_URL: h.config.database.url,
+      TOOLGATE_MASTER_KEY: h.config.masterKey!.toString("hex"),
+      TOOLGATE_PUBLIC_URL: h.config.publicUrl,
+      TOOLGATE_DATA_DIR: h.config.dataDir,
+      TOOLGATE_LOG_LEVEL: "warn",
+    });
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await h?.close();
   });
 
-  it("counts per account: another account is unaffected", async () => {
-    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "calm@example.test", username: "calm", password: "calm-password-1" });
-    for (let i = 0; i < 10; i++) await login("noisy@example.test", "wrong");
-    expect((await login("calm@example.test", "calm-password-1")).status).toBe(200);
+  it("failures counted by one instance throttle the address on the other; the owner's clean address works on both", async () => {
+    const onA = loginAt(h.url);
+    const onB = loginAt(b.url);
+    for (let i = 0; i < 3; i++) expect((await onA("127.0.0.2", ADMIN_EMAIL, "wrong")).status).toBe(401);
+    for (let i = 0; i < 2; i++) expect((await onB("127.0.0.2", ADMIN_EMAIL, "wrong")).status).toBe(401);
+    for (const on of [onA, onB]) {
+      const r = await on("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD);
+      expect(r.status).toBe(429);
+      expect(r.body.error).toBe(THROTTLED(0).error);
+      expect(r.body.retry_after).toBeGreaterThan(0);
+      expect(r.body.retry_after).toBeLessThanOrEqual(30);
+      expect((await on("127.0.0.3", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+    }
+    // An operator unlock through the CLI reaches both at once (no cache: the rows are the truth).
+    expect((await cli(["users", "unlock", "--email", ADMIN_EMAIL], cliEnv(h))).status).toBe(0);
+    expect((await onB("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
   });
+});
 
-  it("answers a right password without an active membership exactly like a wrong one", async () => {
-    const created = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "gone@example.test", username: "gone", password: "gone-password-1" });
-    await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${created.body.id}`, { status: "left" });
-    const right = await login("gone@example.test", "gone-password-1");
-    const wrong = await login("gone@example.test", "not-it-at-all");
-    expect(right.status).toBe(401);
-    expect(right.body).toEqual(wrong.body);
-  });
-
-  it("marks admin answers no-store (they can carry one-time secrets)", async () => {
-    const r = await h.admin("POST", "/svc/resource-servers", { name: "S", public_base_url: "https://s.example.test", protected_base_path: "/" });
-    expect(r.status).toBe(201);
-    expect(r.headers.get("cache-control")).toBe("no-store");
+describe("client address normalisation", () => {
+  it("unwraps IPv4-mapped IPv6 and counts IPv6 per /64", () => {
+    expect(normaliseAddress("::ffff:203.0.113.9")).toBe("203.0.113.9");
+    expect(normaliseAddress("203.0.113.9")).toBe("203.0.113.9");
+    expect(normaliseAddress("2001:db8:0:12::1")).toBe("2001:db8:0:12::/64");
+    expect(normaliseAddress("2001:0db8:0000:0012:abcd:1:2:3")).toBe("2001:db8:0:12::/64");
+    expect(normaliseAddress("::1")).toBe("0:0:0:0::/64");
+    expect(normaliseAddress(undefined)).toBe("unknown");
   });
 });

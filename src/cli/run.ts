@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from "../config";
 import { boot } from "../boot";
 import { createLogger } from "../shared/logger";
 import { createServices } from "../app";
+import { USERS_USAGE, isUsersCommand, runUsersCommand } from "./users";
 
 export const USAGE = `usage: toolgate <command> [options]
 
@@ -16,12 +17,15 @@ commands:
   keys rotate [--activate-in SECONDS]       add a signing key: published now, signing after
                                             SECONDS (default 300); prints {"kid", "activates_at"}
   keys list                                 list signing keys and their schedule
+${USERS_USAGE}
 
 environment: DATABASE_URL, TOOLGATE_DATA_DIR, TOOLGATE_MASTER_KEY (as for the server)`;
 
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /** The whole of standard input (commands that read a secret from it). */
+  stdin?: () => Promise<string>;
 }
 
 /** A refusal with its exit status (2: usage or input, 1: the command failed). */
@@ -68,7 +72,7 @@ async function run(argv: string[], env: Record<string, string | undefined>, io: 
     io.out(USAGE);
     return;
   }
-  const known = command === "migrate" || command === "bootstrap" || (command === "keys" && (sub === "rotate" || sub === "list"));
+  const known = command === "migrate" || command === "bootstrap" || (command === "keys" && (sub === "rotate" || sub === "list")) || isUsersCommand(command, sub);
   if (!known) usage(`unknown command: ${argv.join(" ")}\n\n${USAGE}`);
   // The CLI never bootstraps from the server's TOOLGATE_ADMIN_* variables.
   const config = loadConfig({ ...env, TOOLGATE_ADMIN_EMAIL: undefined, TOOLGATE_ADMIN_PASSWORD: undefined });
@@ -79,6 +83,10 @@ async function run(argv: string[], env: Record<string, string | undefined>, io: 
       return;
     }
     const services = await createServices({ config, db: booted.db, masterKey: booted.masterKey, logger: createLogger("silent") });
+    if (command === "users") {
+      await runUsersCommand(services.tenancy, argv, env, io, usage);
+      return;
+    }
     if (command === "bootstrap") {
       const { values } = parseArgs({
         args: argv.slice(1),

@@ -17,7 +17,8 @@ export function authRouter(tenancy: TenancyService): Router {
   const r = Router();
   r.post("/svc/uflow/auth/login", async (req, res) => {
     const body = parseWith(loginBody, req.body);
-    res.set("Cache-Control", "no-store").json(await tenancy.login(body));
+    // req.ip: the socket's address, or the proxy-reported one when TOOLGATE_TRUST_PROXY says so.
+    res.set("Cache-Control", "no-store").json(await tenancy.login(body, { address: req.ip ?? "unknown" }));
   });
   return r;
 }

@@ -57,7 +57,7 @@ export function authorizeRouter(signIn: SignInService, logger: Logger): Router {
   r.post("/oauth/authorize/login", async (req, res) => {
     const form = loginForm.safeParse(req.body ?? {});
     if (!form.success) return send(res, { kind: "page", status: 400, html: "<!doctype html><title>Bad request</title><p>Malformed form.</p>" });
-    send(res, await signIn.login(form.data.ticket, form.data.email, form.data.password));
+    send(res, await signIn.login(form.data.ticket, form.data.email, form.data.password, { address: req.ip ?? "unknown" }));
   });
   r.post("/oauth/authorize/consent", async (req, res) => {
     const form = consentForm.safeParse(req.body ?? {});

@@ -23,7 +23,7 @@ const CONSENT_TICKET_TTL_S = 300;
 
 export interface SignInPorts extends AuthorizePorts {
   /** Password check; null when the email/password pair is wrong (no hint which); a throttled account throws too_many_requests. */
-  verifyUser(email: string, password: string): Promise<{ id: string; email: string } | null>;
+  verifyUser(email: string, password: string, source: { address: string }): Promise<{ id: string; email: string } | null>;
   /** The scopes the user holds now on the server (the one scope resolver), or null when they may hold nothing in the workspace. */
   userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
 }
@@ -94,11 +94,11 @@ export class SignInService {
   }
 
   /** POST /oauth/authorize/login */
-  async login(ticket: string | undefined, email: string, password: string): Promise<SignInStep> {
+  async login(ticket: string | undefined, email: string, password: string, source: { address: string }): Promise<SignInStep> {
     const t = this.tickets.open<LoginTicket>("authorize", ticket);
     if (!t) return { kind: "page", status: 400, html: errorPage("This sign-in page has expired. Start again from the application.") };
     // A throttled account gets the same page as a wrong password (no hint for a guesser).
-    const user = await this.ports.verifyUser(email, password).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
+    const user = await this.ports.verifyUser(email, password, source).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
     if (!user) return this.loginStep(t.r, { clientName: t.n }, "Invalid email or password.", email);
     if (!(await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, user.id))) {
       return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");

@@ -1,4 +1,5 @@
-export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView } from "./tenancy-service";
+export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView, type LoginSource } from "./tenancy-service";
+export { LoginThrottle, type LoginAttempt, type LoginGuard } from "./login-throttle";
 export { toMembershipView, type MembershipView } from "./views";
 export { toMemberView, toEndUserView, type MemberView, type EndUserView } from "./views";
 export { MembershipService } from "./membership-service";

@@ -4,8 +4,8 @@ import type { Db } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
-import { DomainError, conflict, forbidden, unauthenticated } from "../../shared/errors";
-import { LoginThrottle } from "./login-throttle";
+import { DomainError, conflict, forbidden, notFound, unauthenticated } from "../../shared/errors";
+import type { LoginThrottle } from "./login-throttle";
 import { type Actor, type MembershipType, assertCanWrite, assertSameTenant } from "../../shared/actor";
 import type { JwtService } from "../tokens";
 import { toMembershipView, type MembershipView } from "./views";
@@ -17,6 +17,11 @@ export interface BootstrapInput {
   email: string;
   password: string;
   workspaceName: string;
+}
+
+/** Where a sign-in attempt comes from (the HTTP layer's client address). */
+export interface LoginSource {
+  address: string;
 }
 
 export interface UserView {
@@ -31,12 +36,9 @@ export class TenancyService {
     private readonly db: Db,
     private readonly jwt: JwtService,
     private readonly clock: Clock,
-  ) {
-    this.throttle = new LoginThrottle(clock);
-  }
-
-  /** Wrong-password counting for admin login and end-user sign-in alike. */
-  private readonly throttle: LoginThrottle;
+    /** Wrong-password counting for admin login and end-user sign-in alike (shared through the database). */
+    private readonly throttle: LoginThrottle,
+  ) {}
 
   /**
    * Creates a workspace with `email` as its owner. An existing user keeps their password (it is
@@ -79,24 +81,27 @@ export class TenancyService {
   /**
    * The user whose password this is, or null. An unknown email is checked against a dummy hash,
    * so response time does not tell which emails exist. Used by admin login and end-user sign-in.
+   * `source.address` is the client address: failures back off per account and address
+   * (login-throttle.ts); a throttled attempt throws too_many_requests before any password check.
    */
-  async verifyCredentials(emailInput: string, password: string): Promise<{ id: string; email: string } | null> {
+  async verifyCredentials(emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string } | null> {
     const email = emailInput.trim().toLowerCase();
-    const wait = this.throttle.retryAfter(email);
+    const attempt = { account: this.throttle.accountKey(email), address: source.address };
+    const wait = await this.throttle.retryAfter(attempt);
     if (wait > 0) throw new DomainError("too_many_requests", "too many failed sign-in attempts; try again later", { retry_after: wait });
     const user = await this.db.user.findUnique({ where: { email } });
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (user && user.passwordHash && ok) {
-      this.throttle.succeed(email);
+      await this.throttle.succeeded(attempt);
       return { id: user.id, email: user.email };
     }
-    this.throttle.fail(email);
+    await this.throttle.failed(attempt);
     return null;
   }
 
   /** Verifies a password login and issues an admin JWT for one of the user's workspaces. */
-  async login(input: { email: string; password: string; workspace_id?: string }): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
-    const user = await this.verifyCredentials(input.email, input.password);
+  async login(input: { email: string; password: string; workspace_id?: string }, source: LoginSource): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
+    const user = await this.verifyCredentials(input.email, input.password, source);
     if (!user) throw unauthenticated("invalid email or password");
     const memberships = await this.db.membership.findMany({
       where: { userId: user.id, status: "active", ...(input.workspace_id ? { tenantId: input.workspace_id } : {}) },
@@ -108,6 +113,28 @@ export class TenancyService {
     if (!chosen) throw unauthenticated("invalid email or password");
     const { token, expiresIn } = await this.jwt.signAdminToken(user.id, chosen.tenantId);
     return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
+  }
+
+  /**
+   * Operator action (CLI `toolgate users reset-password`): sets a new password and clears the
+   * account's failed-attempt counts. Admin JWTs already issued stay valid until they expire.
+   */
+  async resetPassword(emailInput: string, password: string): Promise<{ user_id: string }> {
+    const email = emailSchema.parse(emailInput);
+    passwordSchema.parse(password);
+    const user = await this.db.user.findUnique({ where: { email } });
+    if (!user) throw notFound("user");
+    await this.db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password), updatedAt: this.clock.now() } });
+    await this.throttle.unlockAccount(this.throttle.accountKey(email));
+    return { user_id: user.id };
+  }
+
+  /** Operator action (CLI `toolgate users unlock`): clears the failed-attempt counts of an account or an address. */
+  async unlock(target: { email?: string; address?: string }): Promise<{ cleared: number }> {
+    let cleared = 0;
+    if (target.email !== undefined) cleared += await this.throttle.unlockAccount(this.throttle.accountKey(emailSchema.parse(target.email)));
+    if (target.address !== undefined) cleared += await this.throttle.unlockAddress(target.address);
+    return { cleared };
   }
 
   /** Turns verified admin-JWT claims into an Actor, checking the membership is still active now. */
