@@ -18,6 +18,9 @@ import { findClientForSignIn, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
+import { Metrics } from "./metrics/metrics";
+import { httpMetrics } from "./rest/http-metrics";
+import { metricsRouter } from "./rest/metrics";
 import { errorHandler } from "./rest/errors";
 import { rejectUnsafeInputExcept } from "./rest/input-hygiene";
 import { adminAuth, noStore } from "./rest/admin-auth";
@@ -62,6 +65,8 @@ export interface Services {
   changes: ChangeBus;
   /** The hot-path caches (per entry, bounded, invalidated through `changes`). */
   caches: CacheFactory;
+  /** This instance's Prometheus figures (its own registry; GET /metrics). */
+  metrics: Metrics;
   /** Pepper for secret hashes (client and introspection secrets). */
   secretPepper: Buffer;
   keys: KeyStore;
@@ -100,6 +105,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const changes = changesOf(deps.db);
   changes.configureStaleness(deps.config.cacheStaleMs);
   const caches = new CacheFactory(changes, deps.config.cacheMaxEntries);
+  const metrics = new Metrics({ caches: caches.built, bus: changes });
   const onBackgroundError = (e: unknown) => deps.logger.warn({ err: e }, "could not answer from the database; failing closed");
   const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, changes, onBackgroundError);
   await keys.init();
@@ -113,7 +119,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const secretPepper = deriveKey(deps.masterKey, "secret-pepper");
   const registry = new ResourceServerRegistry(deps.db, secretPepper, caches);
   const resourceServers = new ResourceServerService(deps.db, secretPepper, deps.config.publicUrl, clock, ids, deps.config.database.kind);
-  const lifecycle = await createLifecycle({ db: deps.db, caches, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan });
+  const lifecycle = await createLifecycle({ db: deps.db, caches, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan, onScanOutcome: (o) => metrics.scanFinished(o) });
   const resolver = rbac.resolver;
   const signin = createSignIn({
     db: deps.db,
@@ -145,6 +151,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     serverLookup: resourceServers,
     scopes: rbac.resolver,
     signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes: (t, r, u) => resolver.userScopes(t, r, u) },
+    outcomes: metrics,
   });
   // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
   memberships.onRemoved((tx, tenantId, userId) => rbac.groups.removeUserEverywhere(tx, tenantId, userId));
@@ -160,6 +167,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     logger: deps.logger,
     changes,
     caches,
+    metrics,
     secretPepper,
     keys,
     jwt,
@@ -186,7 +194,10 @@ export function createHttpApp(services: Services): Express {
   // address they report in X-Forwarded-For): the login throttle counts per client address.
   app.set("trust proxy", services.config.trustProxy ?? false);
   app.set("etag", false);
+  app.use(httpMetrics(services.metrics.httpDuration, [GRAPHQL_PATH]));
   app.use(requestLog(logger));
+  // Prometheus figures: only with TOOLGATE_METRICS_TOKEN (bearer), else 404 (rest/metrics.ts).
+  app.use(metricsRouter(services.metrics, services.config.metricsToken));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.
   app.use(runtimeRouter(services.registry, services.lifecycle));

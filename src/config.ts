@@ -75,7 +75,7 @@ const envSchema = z
         .string()
         .min(32, "must be at least 32 characters (e.g. openssl rand -hex 32)")
         .max(512)
-        .refine((t) => /^[\x21-\x7e]+$/.test(t), "must be printable ASCII without spaces (it is sent in an Authorization header)")
+        .refine((t) => /^[A-Za-z0-9\-._~+/]+=*$/.test(t), "must use only letters, digits and -._~+/ (a bearer token, RFC 6750 §2.1)")
         .optional(),
     ),
     TOOLGATE_CACHE_POLL_MS: z.coerce.number().int().min(50).max(60000).default(500),

@@ -6,6 +6,9 @@ import { unavailable } from "../shared/errors";
 import type { ChangeBus, ChangeKind } from "./change-bus";
 
 export class CacheFactory {
+  /** Every cache built (one per kind and holder, all at start-up): the metrics read their stats at scrape time. */
+  readonly built: EntryCache<unknown>[] = [];
+
   constructor(
     readonly bus: ChangeBus,
     readonly maxEntries: number,
@@ -17,6 +20,7 @@ export class CacheFactory {
     const failClosed = (key: string) => load(key).catch((e) => Promise.reject(unavailable(e)));
     const cache = new EntryCache<V>({ name: kind, maxEntries: this.maxEntries, load: failClosed, maxAgeMs: () => this.bus.maxEntryAgeMs() });
     this.bus.subscribe(kind, cache);
+    this.built.push(cache as EntryCache<unknown>);
     return cache;
   }
 }

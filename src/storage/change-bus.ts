@@ -76,8 +76,12 @@ export class ChangeBus {
   private health: BusHealth = { connected: true };
   /** How old a cached entry may be while the bus cannot hear other instances (ms). */
   private staleAfterMs: number | undefined;
-  /** Counters for operators (metrics) and tests. */
-  readonly stats = { applied: 0, received: 0, resets: 0 };
+  /**
+   * Counters for operators (read by the metrics module at scrape time) and tests. Lag: from the
+   * writer's publication (inside its transaction, just before commit) to this process applying
+   * the changes, over the change sets received from other instances that carried a send time.
+   */
+  readonly stats = { applied: 0, received: 0, resets: 0, lagSamples: 0, lagMsTotal: 0, lastLagMs: 0 };
 
   constructor(readonly instanceId: string) {}
 
@@ -115,10 +119,17 @@ export class ChangeBus {
     }
   }
 
-  /** Changes that arrived from another instance. */
-  receive(changes: ChangeSet): void {
+  /** Changes that arrived from another instance; `sentAtMs`: the writer's clock at publication. */
+  receive(changes: ChangeSet, sentAtMs?: number): void {
     this.stats.received++;
     this.apply(changes);
+    if (sentAtMs !== undefined) {
+      // Clocks of two hosts differ: a negative lag is skew, counted as none.
+      const lag = Math.max(0, Date.now() - sentAtMs);
+      this.stats.lagSamples++;
+      this.stats.lagMsTotal += lag;
+      this.stats.lastLagMs = lag;
+    }
     this.arrived();
   }
 

@@ -21,6 +21,8 @@ const BACKOFF_MS = [50, 100, 250, 500, 1000, 2000, 5000];
 
 interface Payload {
   o: string;
+  /** Publication time (ms since the epoch, the writer's clock): the receiver's invalidation lag. */
+  t?: number;
   k?: string[];
   a?: string[];
 }
@@ -38,12 +40,13 @@ export function encodeChanges(instanceId: string, changes: ChangeSet): string[] 
   const payloads: string[] = [];
   let batch: string[] = [];
   let size = 0;
-  const head = { o: instanceId, ...(allOf.size ? { a: [...allOf] } : {}) };
+  const t = Date.now();
+  const head = { o: instanceId, t, ...(allOf.size ? { a: [...allOf] } : {}) };
   const base = JSON.stringify(head).length + 10;
   for (const k of keys) {
     const len = JSON.stringify(k).length + 1;
     if (batch.length > 0 && base + size + len > MAX_PAYLOAD_BYTES) {
-      payloads.push(JSON.stringify({ o: instanceId, k: batch }));
+      payloads.push(JSON.stringify({ o: instanceId, t, k: batch }));
       batch = [];
       size = 0;
     }
@@ -54,13 +57,13 @@ export function encodeChanges(instanceId: string, changes: ChangeSet): string[] 
   return payloads;
 }
 
-export function decodeChanges(payload: string): { origin: string; changes: ChangeSet } | undefined {
+export function decodeChanges(payload: string): { origin: string; changes: ChangeSet; sentAtMs?: number } | undefined {
   try {
     const p = JSON.parse(payload) as Payload;
     const changes = new ChangeSet();
     for (const k of p.k ?? []) if (typeof k === "string") changes.add(k);
     for (const a of p.a ?? []) if (typeof a === "string") changes.addAllOf(a as ChangeKind);
-    return typeof p.o === "string" ? { origin: p.o, changes } : undefined;
+    return typeof p.o === "string" ? { origin: p.o, changes, ...(typeof p.t === "number" && Number.isFinite(p.t) ? { sentAtMs: p.t } : {}) } : undefined;
   } catch {
     return undefined;
   }
@@ -149,7 +152,7 @@ export class PgChangeChannel {
         return;
       }
       if (!decoded || decoded.origin === this.bus.instanceId) return; // own commits were applied locally
-      this.bus.receive(decoded.changes);
+      this.bus.receive(decoded.changes, decoded.sentAtMs);
     });
     let pid;
     try {

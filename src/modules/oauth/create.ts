@@ -25,6 +25,7 @@ import { buildServerMetadata, type ServerMetadata } from "./metadata";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
+import { NO_OAUTH_OUTCOMES, type OAuthOutcomes } from "./outcomes";
 
 export interface OAuthDeps {
   db: Db;
@@ -46,6 +47,8 @@ export interface OAuthDeps {
   onBackgroundError: (e: unknown) => void;
   /** End-user sign-in state (authorization_code and refresh_token). */
   signin: SignInGrantDeps;
+  /** Told of every token and introspection answer (the metrics); none when omitted. */
+  outcomes?: OAuthOutcomes;
 }
 
 export interface OAuthServices {
@@ -74,7 +77,10 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const lastUsed = new LastUsedRecorder(db, clock);
   const verifier = new AccessTokenVerifier(deps.jwt, deps.keys, clock, caches.bus);
   const issuer = new AccessTokenIssuer(deps.jwt, clock, ids);
-  const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes, deps.onBackgroundError);
+  const outcomes = deps.outcomes ?? NO_OAUTH_OUTCOMES;
+  const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes, deps.onBackgroundError, (active, cached) =>
+    outcomes.introspectionAnswered(active, cached),
+  );
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
   const auth = new ClientAuthenticator(clientRegistry);
   const { refreshTokens } = deps.signin;
@@ -106,7 +112,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       families,
       grants,
       metadata: buildServerMetadata(deps.publicUrl, grants),
-      tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed),
+      tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed, outcomes),
       introspectionEndpoint: new IntrospectionEndpoint(deps.servers, introspection),
       revocationEndpoint: new RevocationEndpoint(auth, revokers),
     },

@@ -8,3 +8,4 @@ export { OAUTH_ERROR_DESCRIPTIONS, OAuthError, oauthError, requestShapeError, in
 export { single, required, multi, type RawParams } from "./params";
 export { TokenFamilies } from "./token-families";
 export { createOAuth, type OAuthDeps, type OAuthServices } from "./create";
+export { NO_OAUTH_OUTCOMES, type OAuthOutcomes } from "./outcomes";

@@ -4,7 +4,8 @@
 // (unauthorized_client), then the grant itself decides. Answers from memory only.
 import type { LastUsedRecorder } from "../clients";
 import type { ClientAuthenticator, ClientCredentialsInput } from "./client-auth";
-import { oauthError } from "./errors";
+import { OAuthError, oauthError } from "./errors";
+import type { OAuthOutcomes } from "./outcomes";
 import type { GrantHandler, GrantResult } from "./grants";
 import { required } from "./params";
 
@@ -15,11 +16,24 @@ export class TokenEndpoint {
     private readonly auth: ClientAuthenticator,
     grants: readonly GrantHandler[],
     private readonly lastUsed: LastUsedRecorder,
+    private readonly outcomes: Pick<OAuthOutcomes, "tokenAnswered">,
   ) {
     this.grants = new Map(grants.map((g) => [g.grantType, g]));
   }
 
+  /** Every answer is reported once: issued, or the OAuth error code (internal failures as server_error). */
   async exchange(input: ClientCredentialsInput): Promise<GrantResult> {
+    try {
+      const result = await this.answer(input);
+      this.outcomes.tokenAnswered(input.params.grant_type as string, "issued");
+      return result;
+    } catch (e) {
+      this.outcomes.tokenAnswered(typeof input.params.grant_type === "string" ? input.params.grant_type : undefined, e instanceof OAuthError ? e.error : "server_error");
+      throw e;
+    }
+  }
+
+  private async answer(input: ClientCredentialsInput): Promise<GrantResult> {
     const grant = this.grants.get(required(input.params, "grant_type"));
     if (!grant) throw oauthError("unsupported_grant_type", "grant_type not served here");
     const { client, method } = await this.auth.authenticate(input);

@@ -17,6 +17,7 @@ export {
 export { toResourceServerView, endpointsFor, badgesOf, type ResourceServerView } from "./views";
 export { createLifecycle, type ResourceServerLifecycle, type LifecycleDeps } from "./lifecycle";
 export { SERVER_STATES, SCAN_STATUSES, stateAfterScan, activationBlockedByState, type ServerState } from "./state-machine";
+export type { ScanOutcome } from "./scan/scan-service";
 export { scanMcpServer, ScanFailure, type Scanner, type ScannedTool, type ScanOptions } from "./scan/mcp-scanner";
 export { createToolSchema, markPublicSchema, createScopeSchema, toolScopeMapSchema, toolNameSchema } from "./catalog/schemas";
 export { TOOL_LIST, SCOPE_LIST, listToolsQuery, listScopesQuery } from "./catalog/schemas";

@@ -15,7 +15,7 @@ import { AccessPolicyService } from "./access-policy/access-policy-service";
 import { PolicyCache } from "./policy/policy-cache";
 import { RuntimeService } from "./policy/runtime-service";
 import { SetupService } from "./setup/setup-service";
-import { ScanService, type ScanLimits } from "./scan/scan-service";
+import { ScanService, type ScanLimits, type ScanOutcome } from "./scan/scan-service";
 import { scanMcpServer, type Scanner } from "./scan/mcp-scanner";
 
 export interface LifecycleDeps {
@@ -28,6 +28,8 @@ export interface LifecycleDeps {
   registry: ResourceServerRegistry;
   servers: ResourceServerService;
   scan: ScanLimits;
+  /** Told how each rescan ended (the metrics); none when omitted. */
+  onScanOutcome?: (outcome: ScanOutcome) => void;
   /** Replaceable for tests of the service around the scanner; defaults to the real MCP client. */
   scanner?: Scanner;
 }
@@ -45,7 +47,7 @@ export interface ResourceServerLifecycle {
 export async function createLifecycle(d: LifecycleDeps): Promise<ResourceServerLifecycle> {
   const recorder = new DriftRecorder(d.ids);
   const policies = new PolicyCache(d.db, d.caches);
-  const scans = new ScanService(d.db, d.servers, d.clock, d.ids, d.logger, d.scan, d.scanner ?? scanMcpServer);
+  const scans = new ScanService(d.db, d.servers, d.clock, d.ids, d.logger, d.scan, d.scanner ?? scanMcpServer, d.onScanOutcome);
 
   // secret_rotated is written by the rotation's own transaction, through the hook it offers.
   d.servers.onSecretRotated(async (tx, actor, server, rotatedAt) => {

@@ -41,12 +41,20 @@ export class IntrospectionService {
     private readonly clients: ClientLookup,
     private readonly scopes: SubjectScopeResolver,
     private readonly onUnverifiable: (e: unknown) => void,
+    /** Told of every answer (active or not, from cache or after loading): the operators' figures. */
+    private readonly onAnswer: (active: boolean, fromCache: boolean) => void = () => undefined,
   ) {}
 
   /** The answer for `caller`: synchronous when everything it needs is cached, one promise otherwise. */
   introspect(caller: TokenServer, token: string): IntrospectionResult | Promise<IntrospectionResult> {
     const answer = this.fromMemory(caller, token);
-    return answer !== NOT_CACHED ? answer : this.afterLoading(caller, token).catch((e) => this.failClosed(e));
+    if (answer !== NOT_CACHED) {
+      this.onAnswer(answer.active, true);
+      return answer;
+    }
+    return this.afterLoading(caller, token)
+      .catch((e) => this.failClosed(e))
+      .then((loaded) => (this.onAnswer(loaded.active, false), loaded));
   }
 
   private fromMemory(caller: TokenServer, token: string): IntrospectionResult | NotCached {

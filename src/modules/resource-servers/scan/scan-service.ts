@@ -31,6 +31,12 @@ export interface ScanLimits {
 }
 
 
+/**
+ * How a rescan that ran ended (operators' figures): the tools were recorded, the MCP server could
+ * not be scanned, or the result could not be recorded (overtaken by a newer scan, database error).
+ */
+export type ScanOutcome = "success" | "failed" | "not_recorded";
+
 /** How long past its deadline an in_progress claim is presumed dead. */
 export const ABANDON_GRACE_MS = 30_000;
 
@@ -43,6 +49,7 @@ export class ScanService {
     private readonly logger: Logger,
     private readonly limits: ScanLimits,
     private readonly scanner: Scanner,
+    private readonly onOutcome: (outcome: ScanOutcome) => void = () => undefined,
   ) {}
 
   private abandonedBefore(now: Date): Date {
@@ -66,12 +73,15 @@ export class ScanService {
     } catch (e) {
       const reason = e instanceof ScanFailure ? e.reason : "internal error while scanning";
       if (!(e instanceof ScanFailure)) this.logger.error({ err: e, rsId }, "scan crashed");
+      this.onOutcome("failed");
       await this.recordFailure(rs.tenantId, rsId, claimedAt, reason);
       throw new DomainError("upstream_failed", "the scan of the MCP server failed", { failure_reason: reason });
     }
     try {
       await this.recordSuccess(rs.tenantId, rsId, claimedAt, tools);
+      this.onOutcome("success");
     } catch (e) {
+      this.onOutcome("not_recorded");
       // Do not leave the claim behind when writing the result itself failed (e.g. the database).
       if (!(e instanceof DomainError)) await this.recordFailure(rs.tenantId, rsId, claimedAt, "internal error while recording the scan result").catch(() => undefined);
       throw e;

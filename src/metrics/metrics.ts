@@ -1,0 +1,183 @@
+// The Prometheus figures of one app instance (GET /metrics; docs/decisions/0018-metrics-endpoint.md).
+//
+// One Registry per instance, never prom-client's global one: tests start several apps in one
+// process, and two instances must not share or collide on figures.
+// Hot paths pay for counters and histograms only, through children bound to their labels up
+// front where the label values are known (introspection, tokens per grant); what other parts
+// already count (the entry caches' and the change bus's stats) is read when Prometheus scrapes,
+// adding no work to requests. Every label takes a bounded set of values (routes are Express
+// patterns, never raw URLs; unknown grant types and outcomes fold into "other").
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { EntryCache } from "../shared/entry-cache";
+import type { ChangeBus } from "../storage/change-bus";
+import type { OAuthOutcomes } from "../modules/oauth";
+import type { ScanOutcome } from "../modules/resource-servers";
+
+/** Grant types counted by name; anything else a client sends is "other" (bounded labels). */
+const GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token"] as const;
+/** Token endpoint outcomes: issued, or the OAuth error code (RFC 6749 §5.2) it answered. */
+const TOKEN_OUTCOMES = [
+  "issued",
+  "invalid_request",
+  "invalid_client",
+  "invalid_grant",
+  "unauthorized_client",
+  "unsupported_grant_type",
+  "invalid_scope",
+  "invalid_target",
+  "server_error",
+  "temporarily_unavailable",
+] as const;
+
+/**
+ * Dynamic client registration outcomes (RFC 7591 §3.2): created, the §3.2.2 error codes, refused
+ * by a rate limit or policy, or an internal error. The registration route calls recordRegistration.
+ */
+export const REGISTRATION_OUTCOMES = [
+  "created",
+  "invalid_redirect_uri",
+  "invalid_client_metadata",
+  "invalid_software_statement",
+  "unapproved_software_statement",
+  "rate_limited",
+  "rejected",
+  "error",
+] as const;
+export type RegistrationOutcome = (typeof REGISTRATION_OUTCOMES)[number];
+
+export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export interface MetricsSources {
+  /** The hot-path entry caches (CacheFactory.built), read at scrape time. */
+  caches: readonly EntryCache<unknown>[];
+  /** The change bus (invalidations from other instances and their lag), read at scrape time. */
+  bus: ChangeBus;
+}
+
+/** Sums `stat` over caches sharing a name (a kind can have several holders). */
+function perCache(caches: readonly EntryCache<unknown>[], stat: (c: EntryCache<unknown>) => number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const c of caches) out.set(c.name, (out.get(c.name) ?? 0) + stat(c));
+  return out;
+}
+
+/** A counter whose value another part already keeps: copied in at scrape time. */
+function scrapedCounter(registry: Registry, name: string, help: string, labelNames: string[], read: () => Iterable<[Record<string, string>, number]>) {
+  return new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [labels, value] of read()) this.inc(labels, value);
+    },
+  });
+}
+
+export class Metrics implements OAuthOutcomes {
+  readonly registry = new Registry();
+  readonly httpDuration: Histogram<"method" | "route" | "status">;
+  private readonly tokens: Counter<"grant_type" | "outcome">;
+  private readonly introspections: Counter<"active" | "cache">;
+  private readonly scans: Counter<"outcome">;
+  private readonly registrations: Counter<"outcome">;
+  /** [active][cached] children, bound once: the introspection hot path only increments. */
+  private readonly introspectionChildren: { inc(): void }[][];
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: "toolgate_" });
+    this.httpDuration = new Histogram({
+      name: "toolgate_http_request_duration_seconds",
+      help: "HTTP requests by method, route (the Express route pattern) and status; _count is the number of requests",
+      labelNames: ["method", "route", "status"],
+      buckets: HTTP_DURATION_BUCKETS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: "toolgate_tokens_total",
+      help: "Token endpoint answers by grant type and outcome (issued, or the OAuth error code)",
+      labelNames: ["grant_type", "outcome"],
+      registers,
+    });
+    this.introspections = new Counter({
+      name: "toolgate_introspections_total",
+      help: "Introspection answers to authenticated resource servers: active or not, answered from cache (hit) or after loading (miss)",
+      labelNames: ["active", "cache"],
+      registers,
+    });
+    this.introspectionChildren = [
+      [this.introspections.labels("false", "miss"), this.introspections.labels("false", "hit")],
+      [this.introspections.labels("true", "miss"), this.introspections.labels("true", "hit")],
+    ];
+    this.scans = new Counter({ name: "toolgate_scans_total", help: "MCP server rescans by outcome", labelNames: ["outcome"], registers });
+    this.registrations = new Counter({
+      name: "toolgate_registrations_total",
+      help: "Dynamic client registrations (RFC 7591) by outcome",
+      labelNames: ["outcome"],
+      registers,
+    });
+    for (const outcome of REGISTRATION_OUTCOMES) this.registrations.labels(outcome).inc(0);
+
+    const { caches, bus } = sources;
+    const byCache = (stat: (c: EntryCache<unknown>) => number) => () => [...perCache(caches, stat)].map(([cache, v]) => [{ cache }, v] as [Record<string, string>, number]);
+    scrapedCounter(this.registry, "toolgate_cache_hits_total", "Hot-path cache lookups answered from memory", ["cache"], byCache((c) => c.stats.hits));
+    scrapedCounter(this.registry, "toolgate_cache_misses_total", "Hot-path cache lookups that loaded from the database", ["cache"], byCache((c) => c.stats.misses));
+    scrapedCounter(this.registry, "toolgate_cache_evictions_total", "Entries evicted because a cache was full (least recently used first)", ["cache"], byCache((c) => c.stats.evictions));
+    scrapedCounter(this.registry, "toolgate_cache_invalidations_total", "Entries (or whole caches) dropped because a write changed them", ["cache"], byCache((c) => c.stats.invalidations));
+    new Gauge({
+      name: "toolgate_cache_entries",
+      help: "Entries held per cache (positive and negative)",
+      labelNames: ["cache"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [cache, v] of perCache(caches, (c) => c.size)) this.set({ cache }, v);
+      },
+    });
+    scrapedCounter(this.registry, "toolgate_cache_change_sets_received_total", "Change sets received from other instances (PostgreSQL LISTEN/NOTIFY)", [], () => [[{}, bus.stats.received]]);
+    scrapedCounter(this.registry, "toolgate_cache_resets_total", "Times every cache was dropped (listener reconnect, outside writer on SQLite)", [], () => [[{}, bus.stats.resets]]);
+    scrapedCounter(
+      this.registry,
+      "toolgate_cache_invalidation_lag_seconds_total",
+      "Sum of invalidation lags (publication by the writing instance to application here); divide by toolgate_cache_invalidation_lag_samples_total",
+      [],
+      () => [[{}, bus.stats.lagMsTotal / 1000]],
+    );
+    scrapedCounter(this.registry, "toolgate_cache_invalidation_lag_samples_total", "Change sets whose invalidation lag was measured", [], () => [[{}, bus.stats.lagSamples]]);
+    new Gauge({
+      name: "toolgate_cache_invalidation_lag_seconds",
+      help: "Invalidation lag of the last change set received from another instance",
+      registers,
+      collect() {
+        this.set(bus.stats.lastLagMs / 1000);
+      },
+    });
+  }
+
+  /** OAuthOutcomes: one token endpoint answer. */
+  tokenAnswered(grantType: string | undefined, outcome: string): void {
+    const grant = (GRANT_TYPES as readonly string[]).includes(grantType ?? "") ? grantType! : "other";
+    this.tokens.inc({ grant_type: grant, outcome: (TOKEN_OUTCOMES as readonly string[]).includes(outcome) ? outcome : "other" });
+  }
+
+  /** OAuthOutcomes: one introspection answer to an authenticated caller. */
+  introspectionAnswered(active: boolean, fromCache: boolean): void {
+    this.introspectionChildren[active ? 1 : 0]![fromCache ? 1 : 0]!.inc();
+  }
+
+  scanFinished(outcome: ScanOutcome): void {
+    this.scans.inc({ outcome });
+  }
+
+  /** For the dynamic client registration route (RFC 7591): one answer, by outcome. */
+  recordRegistration(outcome: RegistrationOutcome): void {
+    this.registrations.inc({ outcome: (REGISTRATION_OUTCOMES as readonly string[]).includes(outcome) ? outcome : "error" });
+  }
+
+  /** The exposition (Prometheus text format 0.0.4) and its content type. */
+  async expose(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
