@@ -194,9 +194,10 @@ export function createHttpApp(services: Services): Express {
   // address they report in X-Forwarded-For): the login throttle counts per client address.
   app.set("trust proxy", services.config.trustProxy ?? false);
   app.set("etag", false);
-  app.use(httpMetrics(services.metrics.httpDuration, [GRAPHQL_PATH]));
+  // Prometheus figures: only with TOOLGATE_METRICS_TOKEN (bearer), else 404 (rest/metrics.ts); no
+  // one can read the HTTP figures then, so requests are not timed at all.
+  if (services.config.metricsToken) app.use(httpMetrics(services.metrics.httpDuration, [GRAPHQL_PATH]));
   app.use(requestLog(logger));
-  // Prometheus figures: only with TOOLGATE_METRICS_TOKEN (bearer), else 404 (rest/metrics.ts).
   app.use(metricsRouter(services.metrics, services.config.metricsToken));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.
