@@ -156,10 +156,18 @@ export class Metrics implements OAuthOutcomes {
     });
   }
 
+  /** grant type -> outcome -> child, bound on first use (bounded: both label sets are fixed). */
+  private readonly tokenChildren = new Map<string, Map<string, { inc(): void }>>();
+
   /** OAuthOutcomes: one token endpoint answer. */
   tokenAnswered(grantType: string | undefined, outcome: string): void {
     const grant = (GRANT_TYPES as readonly string[]).includes(grantType ?? "") ? grantType! : "other";
-    this.tokens.inc({ grant_type: grant, outcome: (TOKEN_OUTCOMES as readonly string[]).includes(outcome) ? outcome : "other" });
+    const out = (TOKEN_OUTCOMES as readonly string[]).includes(outcome) ? outcome : "other";
+    let byOutcome = this.tokenChildren.get(grant);
+    if (!byOutcome) this.tokenChildren.set(grant, (byOutcome = new Map()));
+    let child = byOutcome.get(out);
+    if (!child) byOutcome.set(out, (child = this.tokens.labels({ grant_type: grant, outcome: out })));
+    child.inc();
   }
 
   /** OAuthOutcomes: one introspection answer to an authenticated caller. */
