@@ -122,7 +122,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       findClient: (clientId) => findClientForSignIn(deps.db, clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
-      verifyUser: (email, password) => tenancy.verifyCredentials(email, password),
+      verifyUser: (workspaceId, email, password) => tenancy.verifyCredentials(workspaceId, email, password),
       userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
     },
   });

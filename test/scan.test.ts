@@ -436,7 +436,7 @@ describe("authorization and isolation", () => {
     const server = await mcp({ tools: SAMPLE_TOOLS });
     const rs = await register(h, server.url);
     await h.request("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { token: h.adminToken, json: { email: "auditor-scan@example.test", username: "aud", password: "password-123" } });
-    const user = await h.db.user.findUniqueOrThrow({ where: { email: "auditor-scan@example.test" } });
+    const user = await h.db.user.findUniqueOrThrow({ where: { tenantId_email: { tenantId: h.workspaceId, email: "auditor-scan@example.test" } } });
     await h.db.membership.update({ where: { tenantId_userId: { tenantId: h.workspaceId, userId: user.id } }, data: { membershipType: "readonly_auditor" } });
     const auditor = await h.login("auditor-scan@example.test", "password-123");
     expect((await rescan(h, rs.id, auditor)).status).toBe(403);
