@@ -104,8 +104,8 @@ function plan(spec: SeedSpec, userIds: string[], sample: SeedResult["sample"]): 
     },
     {
       name: "User",
-      cols: [["id", "text"], ["email", "text"], ["username", "text"], ["createdAt", "ts"], ["updatedAt", "ts"]],
-      rows: () => times(spec.users, (i) => [userIds[i], `scale-${i}-${run}@example.test`, `scale${i}`, now, now]),
+      cols: [["id", "text"], ["tenantId", "text"], ["email", "text"], ["username", "text"], ["createdAt", "ts"], ["updatedAt", "ts"]],
+      rows: () => times(spec.users, (i) => [userIds[i], ws, `scale-${i}-${run}@example.test`, `scale${i}`, now, now]),
     },
     {
       name: "Membership",

@@ -133,7 +133,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       findClient: (clientId) => findClientForSignIn(deps.db, clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
-      verifyUser: (email, password, source) => tenancy.verifyCredentials(email, password, source),
+      verifyUser: (workspaceId, email, password, source) => tenancy.verifyCredentials(workspaceId, email, password, source),
       userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
     },
   });

@@ -44,6 +44,7 @@ const OWNERS: Record<string, string> = {
   authorizationCode: "signin",
   refreshToken: "signin",
   serverSignIn: "signin",
+  usedLoginTicket: "signin",
 };
 
 describe("architecture", () => {

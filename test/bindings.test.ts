@@ -258,15 +258,18 @@ describe("GET /uflow/v2/users/:user_id/effective-access", () => {
     expect((await h.admin("GET", `/uflow/v2/users/${u}/effective-access`)).body).toEqual([]);
   });
 
-  it("never shows another workspace's bindings of the same user; a non-member is 404", async () => {
+  it("another workspace can neither add, bind nor see our user; a non-member is 404", async () => {
     const u = await member();
     const other = await h.createWorkspace(`other${++seq}@example.test`);
-    await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { token: other.token, json: { user_id: u } });
+    // Users are private to their workspace: our user's id is simply unknown there (decision 0017).
+    const join = await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { token: other.token, json: { user_id: u } });
+    expect(join.status).toBe(400);
+    expect(join.body).toEqual({ error: "user_id: no such user" });
     const theirRole = (await h.request("POST", "/svc/authmgr/roles", { token: other.token, json: { name: "theirs", grants: [] } })).body;
     const theirs = await h.request("POST", `/uflow/v2/users/${u}/role-bindings`, { token: other.token, json: { tenant_id: other.workspaceId, role_id: theirRole.id } });
-    expect(theirs.status).toBe(201);
+    expect(theirs.status).toBe(404);
     expect((await h.admin("GET", `/uflow/v2/users/${u}/effective-access`)).body).toEqual([]);
-    expect((await h.request("GET", `/uflow/v2/users/${u}/effective-access`, { token: other.token })).body).toHaveLength(1);
+    expect((await h.request("GET", `/uflow/v2/users/${u}/effective-access`, { token: other.token })).status).toBe(404);
     expect((await h.request("GET", `/uflow/v2/users/${h.ownerId}/effective-access`, { token: other.token })).status).toBe(404);
   });
 });

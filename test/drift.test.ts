@@ -143,9 +143,9 @@ describe("listing and dismissal", () => {
     expect(d.body).toEqual({ ...unmapped, dismissed_at: dismissedAt, dismissed_by: h.ownerId });
 
     // A second dismissal, later and by another administrator, changes nothing.
-    const second = await h.createWorkspace("unused-drift@example.test"); // a user who is not a member here
-    await h.db.membership.create({ data: { tenantId: h.workspaceId, userId: second.userId, membershipType: "admin" } });
-    const otherAdmin = await h.login("unused-drift@example.test", "correct horse battery staple", h.workspaceId);
+    const second = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "second-admin@example.test", username: "second", password: "second-admin-password" });
+    expect((await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${second.body.id}`, { membership_type: "admin" })).status).toBe(200);
+    const otherAdmin = await h.login("second-admin@example.test", "second-admin-password", h.workspaceId);
     clock.advance(1000);
     const again = await h.request("POST", `/svc/resource-servers/${rs.id}/drift-events/${unmapped.id}/dismiss`, { token: otherAdmin });
     expect(again.status).toBe(200);

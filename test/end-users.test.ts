@@ -236,14 +236,18 @@ describe("workspace isolation", () => {
     expect((await h.request("GET", `${p}/${other.userId}`, { token: other.token })).body.status).toBe("active");
   });
 
-  it("a state in one workspace is not the state in another", async () => {
+  it("our end user is unknown in another workspace, which cannot add, read or suspend them", async () => {
     const other = await h.createWorkspace(`iso${++seq}@example.test`);
-    const shared = await member();
-    await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { token: other.token, json: { user_id: shared } });
-    await h.admin("POST", `${base()}/${shared}/suspend`, { reason: "here only" });
-    const there = await h.request("GET", `/uflow/v2/tenants/${other.workspaceId}/end-users/${shared}`, { token: other.token });
-    expect(there.body).toMatchObject({ status: "active", suspended_reason: null });
+    const ours = await member();
+    // Users are private to their workspace (decision 0017): the other workspace cannot attach ours.
+    const join = await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { token: other.token, json: { user_id: ours } });
+    expect(join.status).toBe(400);
+    await h.admin("POST", `${base()}/${ours}/suspend`, { reason: "here only" });
+    const there = await h.request("GET", `/uflow/v2/tenants/${other.workspaceId}/end-users/${ours}`, { token: other.token });
+    expect(there.status).toBe(404);
+    expect((await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/end-users/${ours}/reactivate`, { token: other.token, json: {} })).status).toBe(404);
     const theirList = await h.request("GET", `/uflow/v2/tenants/${other.workspaceId}/end-users`, { token: other.token });
-    expect(ids(theirList.body.items).sort()).toEqual([other.userId, shared].sort());
+    expect(ids(theirList.body.items)).toEqual([other.userId]);
+    expect((await h.admin("GET", `${base()}/${ours}`)).body).toMatchObject({ status: "suspended", suspended_reason: "here only" });
   });
 });

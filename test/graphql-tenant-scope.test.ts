@@ -27,9 +27,10 @@ beforeAll(async () => {
   other = await h.createWorkspace("owner-scope-b@example.test");
   aServerId = await register(h.adminToken, "A");
   bServerId = await register(other.token, "B");
-  // B's owner is a member here too: one user, two workspaces.
-  const added = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/memberships`, { user_id: other.userId, membership_type: "member" });
-  expect(added.status).toBe(201);
+  // B's owner with a membership here too: rows that cross workspaces, which the API no longer makes
+  // (users are private to one workspace, decision 0017) but which the reader must still cut apart
+  // when a relation leads across (written with the raw client, as a legacy row would be).
+  await h.db.membership.create({ data: { tenantId: h.workspaceId, userId: other.userId, membershipType: "member" } });
 });
 afterAll(async () => h?.close());
 
@@ -59,11 +60,11 @@ describe("tenantScopedReader", () => {
     expect(grouped).toEqual([{ resourceServerId: aServerId, _count: { _all: 2 } }]);
   });
 
-  it("scopes nested lists and counts at any depth, also under a table without a workspace", async () => {
+  it("scopes nested lists and counts at any depth, also through a to-one relation that leads across", async () => {
     const a = tenantScopedReader(h.db, h.workspaceId);
     const b = tenantScopedReader(h.db, other.workspaceId);
     const select = { memberships: { select: { tenantId: true } }, _count: { select: { memberships: true } } } as const;
-    expect(await a.user.findUnique({ where: { id: other.userId }, select })).toEqual({ memberships: [{ tenantId: h.workspaceId }], _count: { memberships: 1 } });
+    expect(await a.user.findUnique({ where: { id: other.userId }, select })).toBeNull();
     expect(await b.user.findUnique({ where: { id: other.userId }, select })).toEqual({ memberships: [{ tenantId: other.workspaceId }], _count: { memberships: 1 } });
     // include: true on a to-many relation becomes a filtered include.
     const withScopes = await a.resourceServer.findMany({ include: { scopes: true } });
@@ -75,12 +76,17 @@ describe("tenantScopedReader", () => {
 
   it("leaves a model without a workspace column alone", async () => {
     const a = tenantScopedReader(h.db, h.workspaceId);
-    // Users exist once per installation: B's owner is readable by id (the graph asks the services first).
-    expect((await a.user.findUnique({ where: { id: h.ownerId }, select: { id: true } }))?.id).toBe(h.ownerId);
-    expect(await a.user.count()).toBe(await h.db.user.count());
     expect(await a.signingKey.count()).toBe(await h.db.signingKey.count());
-    expect(TENANT_COLUMNS.has("User")).toBe(false);
     expect(TENANT_COLUMNS.has("SigningKey")).toBe(false);
+  });
+
+  it("scopes users: they belong to one workspace (decision 0017)", async () => {
+    const a = tenantScopedReader(h.db, h.workspaceId);
+    expect(TENANT_COLUMNS.get("User")).toBe("tenantId");
+    expect((await a.user.findUnique({ where: { id: h.ownerId }, select: { id: true } }))?.id).toBe(h.ownerId);
+    expect(await a.user.findUnique({ where: { id: other.userId } })).toBeNull();
+    expect(await tenantScopedReader(h.db, other.workspaceId).user.findUnique({ where: { id: other.userId }, select: { id: true } })).toEqual({ id: other.userId });
+    expect(await a.user.count()).toBe(await h.db.user.count({ where: { tenantId: h.workspaceId } }));
   });
 
   it("refuses every write and raw SQL", async () => {

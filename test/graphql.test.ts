@@ -263,7 +263,7 @@ describe("authentication", () => {
   it("refuses the JWT of a suspended member with 403 FORBIDDEN", async () => {
     const token = await userWithRole("suspended@example.test", "admin");
     expect((await gql(h, WorkspaceDocument, {}, { token })).errors).toBeUndefined();
-    const user = await h.db.user.findUniqueOrThrow({ where: { email: "suspended@example.test" } });
+    const user = await h.db.user.findUniqueOrThrow({ where: { tenantId_email: { tenantId: h.workspaceId, email: "suspended@example.test" } } });
     expect((await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${user.id}`, { status: "suspended" })).status).toBe(200);
     const r = await gql(h, WorkspaceDocument, {}, { token });
     expect(r.status).toBe(403);

@@ -54,7 +54,7 @@ describe("HTTP basics", () => {
   it("refuses NUL characters and absurd nesting as bad input before any database work", async () => {
     const login = await h.request("POST", "/svc/uflow/auth/login", { json: { email: "a\u0000@b.test", password: "x" } });
     expect(login.status).toBe(400);
-    expect(login.body).toEqual({ error: "request must not contain NUL characters" });
+    expect(login.body).toEqual({ error: "email: must not contain NUL characters or unpaired surrogates" });
     const authorize = await h.request("GET", "/oauth/authorize?client_id=%00x");
     expect(authorize.status).toBe(400);
     expect(authorize.body).toMatchObject({ error: "invalid_request" });

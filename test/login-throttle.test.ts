@@ -182,13 +182,33 @@ describe("login throttle (one instance, exact clock)", () => {
 
     for (let i = 0; i < 5; i++) await login("127.0.0.11", ADMIN_EMAIL, "wrong");
     const viaStdin = await cli(["users", "reset-password", "--email", ADMIN_EMAIL, "--password-stdin"], env, "stdin-password-1\n");
-    expect([viaStdin.status, viaStdin.stdout]).toEqual([0, `${JSON.stringify({ user_id: h.ownerId })}\n`]);
+    expect([viaStdin.status, viaStdin.stdout]).toEqual([0, `${JSON.stringify({ user_id: h.ownerId, workspace_id: h.workspaceId })}\n`]);
     expect((await login("127.0.0.11", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(WRONG); // unlocked; the old password is gone
     expect((await login("127.0.0.11", ADMIN_EMAIL, "stdin-password-1")).status).toBe(200);
 
     const viaEnv = await cli(["users", "reset-password", "--email", ADMIN_EMAIL], { ...env, TOOLGATE_NEW_PASSWORD: ADMIN_PASSWORD });
     expect(viaEnv.status).toBe(0);
     expect((await login("127.0.0.11", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+  });
+
+  it("counts per workspace account when the login names a workspace; reset and unlock cover every account of the email", async () => {
+    await h.services.tenancy.bootstrap({ email: "twice@example.test", password: "twice-password-1", workspaceName: "One" });
+    const two = await h.services.tenancy.bootstrap({ email: "twice@example.test", password: "twice-password-2", workspaceName: "Two" });
+    const env = { ...cliEnv(h), TOOLGATE_NEW_PASSWORD: "twice-password-3" };
+    const ambiguous = await cli(["users", "reset-password", "--email", "twice@example.test"], env);
+    expect([ambiguous.status, ambiguous.stderr]).toEqual([1, "this email has accounts in several workspaces; name one with --workspace\n"]);
+    const named = await cli(["users", "reset-password", "--email", "twice@example.test", "--workspace", two.workspace_id], env);
+    expect([named.status, named.stdout]).toEqual([0, `${JSON.stringify({ user_id: two.user_id, workspace_id: two.workspace_id })}\n`]);
+
+    const loginTo = async (password: string) => {
+      const r = await send(h.url, "127.0.0.14", "POST", "/svc/uflow/auth/login", { json: { email: "twice@example.test", password, workspace_id: two.workspace_id } });
+      return { status: r.status, body: JSON.parse(r.text) };
+    };
+    for (let i = 0; i < 5; i++) expect(await loginTo("wrong")).toEqual({ status: 401, body: WRONG });
+    expect(await loginTo("twice-password-3")).toEqual({ status: 429, body: THROTTLED(30) });
+    const unlocked = await cli(["users", "unlock", "--email", "twice@example.test"], cliEnv(h));
+    expect([unlocked.status, unlocked.stdout]).toEqual([0, `${JSON.stringify({ cleared: 2 })}\n`]);
+    expect((await loginTo("twice-password-3")).status).toBe(200);
   });
 
   it("answers a throttled end-user sign-in with the same page as a wrong password", async () => {
@@ -206,19 +226,27 @@ describe("login throttle (one instance, exact clock)", () => {
       code_challenge_method: "S256",
       state: "s1",
     });
-    const page = await send(h.url, "127.0.0.12", "GET", `/oauth/authorize?${query}`);
-    expect([page.status, page.text]).toEqual([200, expect.stringContaining("ticket")]);
-    const ticket = /name="ticket" value="([^"]+)"/.exec(page.text)![1]!;
-    const signIn = (from: string, password: string) => send(h.url, from, "POST", "/oauth/authorize/login", { form: { ticket, email: "enduser@example.test", password } });
-    const wrong = await signIn("127.0.0.12", "wrong");
-    for (let i = 0; i < 4; i++) await signIn("127.0.0.12", "wrong");
-    const throttled = await signIn("127.0.0.12", "enduser-password-1");
+    // One password attempt per page: every answer carries the next page's ticket.
+    const ticketOf = (html: string) => /name="ticket" value="([^"]+)"/.exec(html)![1]!;
+    const pageFor = async (from: string) => {
+      const page = await send(h.url, from, "GET", `/oauth/authorize?${query}`);
+      expect([page.status, page.text]).toEqual([200, expect.stringContaining("ticket")]);
+      return ticketOf(page.text);
+    };
+    const signIn = (from: string, ticket: string, password: string) =>
+      send(h.url, from, "POST", "/oauth/authorize/login", { form: { ticket, email: "enduser@example.test", password } });
+    const blank = (html: string) => html.replace(/name="ticket" value="[^"]+"/, "");
+    let ticket = await pageFor("127.0.0.12");
+    const wrong = await signIn("127.0.0.12", ticket, "wrong");
+    ticket = ticketOf(wrong.text);
+    for (let i = 0; i < 4; i++) ticket = ticketOf((await signIn("127.0.0.12", ticket, "wrong")).text);
+    const throttled = await signIn("127.0.0.12", ticket, "enduser-password-1");
     expect(throttled.status).toBe(401);
     expect(wrong.status).toBe(401);
-    expect(throttled.text).toBe(wrong.text);
+    expect(blank(throttled.text)).toBe(blank(wrong.text));
     expect(throttled.text).toContain("Invalid email or password.");
     // From a clean address the same user reaches the consent page.
-    const clean = await signIn("127.0.0.13", "enduser-password-1");
+    const clean = await signIn("127.0.0.13", await pageFor("127.0.0.13"), "enduser-password-1");
     expect(clean.status).toBe(200);
     expect(clean.text).toContain('action="/oauth/authorize/consent"');
   });

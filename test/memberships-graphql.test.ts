@@ -13,10 +13,8 @@ beforeAll(async () => {
 afterAll(async () => h?.close());
 
 let seq = 0;
-/** An installation user who is not a member of the first workspace. */
-async function outsider(): Promise<string> {
-  return (await h.services.tenancy.bootstrap({ email: `out${++seq}@example.test`, password: "a-long-password", workspaceName: `home ${seq}` })).user_id;
-}
+/** A user of the first workspace who is not (or no longer) a member of it. */
+const outsider = () => h.userWithoutMembership(`out${++seq}@example.test`);
 const q = <T = any>(query: string, variables: Record<string, unknown> = {}, token?: string) => gql<T, Record<string, unknown>>(h, query, variables, { token });
 
 describe("memberships", () => {
@@ -123,11 +121,12 @@ describe("a user's own view", () => {
     const direct = (await h.admin("POST", `/uflow/v2/users/${u}/role-bindings`, { tenant_id: h.workspaceId, role_id: role })).body.id;
     const viaGroup = (await h.admin("POST", `/uflow/v2/groups/${group}/role-bindings`, { tenant_id: h.workspaceId, role_id: role, scope_type: "*" })).body.id;
 
-    // The same user in another workspace, with a binding there: never visible from here.
+    // Another workspace, with an account of the same email and a binding there: never visible from here.
     const other = await h.createWorkspace(`other${++seq}@example.test`);
-    await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { token: other.token, json: { user_id: u, membership_type: "contractor" } });
+    const theirs = (await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/users`, { token: other.token, json: { email, username: "viewer" } })).body.id;
+    expect(theirs).not.toBe(u);
     const theirRole = (await h.request("POST", "/svc/authmgr/roles", { token: other.token, json: { name: "t", grants: [] } })).body.id;
-    await h.request("POST", `/uflow/v2/users/${u}/role-bindings`, { token: other.token, json: { tenant_id: other.workspaceId, role_id: theirRole } });
+    await h.request("POST", `/uflow/v2/users/${theirs}/role-bindings`, { token: other.token, json: { tenant_id: other.workspaceId, role_id: theirRole } });
 
     const view = `query($u: ID!) { user(id: $u) {
       id email username
@@ -159,9 +158,12 @@ describe("a user's own view", () => {
     });
     expect(r.data.user.effectiveAccess.map((i: { bindingId: string }) => i.bindingId).sort()).toEqual([direct, viaGroup].sort());
 
-    const theirs = await q(view, { u }, other.token);
-    expect(theirs.data.user).toMatchObject({ membership: { workspaceId: other.workspaceId, membershipType: "contractor" }, groups: [], roleBindings: [{ id: expect.any(String) }] });
-    expect(theirs.data.user.roleBindings[0].id).not.toBe(direct);
+    // Our user is unknown to them; their own account shows their workspace only.
+    expect((await q(view, { u }, other.token)).data.user).toBeNull();
+    const theirView = await q(view, { u: theirs }, other.token);
+    expect(theirView.data.user).toMatchObject({ membership: { workspaceId: other.workspaceId, membershipType: "member" }, groups: [], roleBindings: [{ id: expect.any(String) }] });
+    expect(theirView.data.user.roleBindings[0].id).not.toBe(direct);
+    expect((await q(view, { u: theirs })).data.user).toBeNull();
     expect((await q(`query($u: ID!) { user(id: $u) { id } }`, { u: await outsider() })).data.user).toBeNull();
   });
 

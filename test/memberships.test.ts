@@ -2,7 +2,7 @@
 // HTTP and a real database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../src/shared/clock";
-import { ADMIN_PASSWORD, startToolgate, type Harness } from "./helpers/harness";
+import { startToolgate, type Harness } from "./helpers/harness";
 
 let h: Harness;
 const clock = new ManualClock(new Date("2026-03-01T10:00:00.000Z"));
@@ -14,12 +14,8 @@ afterAll(async () => h?.close());
 const base = () => `/uflow/v2/tenants/${h.workspaceId}/memberships`;
 let seq = 0;
 
-/** An installation user who is not yet a member of the Acme workspace (created through another workspace). */
-async function outsider(): Promise<string> {
-  const email = `outsider${++seq}@example.test`;
-  const { user_id } = await h.services.tenancy.bootstrap({ email, password: ADMIN_PASSWORD, workspaceName: `home ${seq}` });
-  return user_id;
-}
+/** A user of the Acme workspace who is not (or no longer) a member of it. */
+const outsider = () => h.userWithoutMembership(`outsider${++seq}@example.test`);
 
 /** A member of Acme created through the users endpoint; returns id and email. */
 async function member(password?: string): Promise<{ id: string; email: string }> {

@@ -113,8 +113,11 @@ describe("toolgate CLI", () => {
     const out = JSON.parse(boot.stdout);
     expect(Object.keys(out).sort()).toEqual(["user_id", "workspace_id"]);
 
-    const wrong = await cli(["bootstrap", "--email", "cli@example.test", "--password", "another-password"], env);
-    expect(wrong.status).not.toBe(0); // an existing user's password is verified, never overwritten
+    // Users are private to one workspace (decision 0017): the same email bootstraps a second,
+    // separate account with its own password; the first account is untouched.
+    const second = await cli(["bootstrap", "--email", "cli@example.test", "--password", "another-password"], env);
+    expect(second.status).toBe(0);
+    expect(JSON.parse(second.stdout)).not.toMatchObject({ user_id: out.user_id });
 
     const before = JSON.parse((await cli(["keys", "list"], env)).stdout) as { kid: string; signing: boolean }[];
     expect(before.filter((k) => k.signing)).toHaveLength(1);

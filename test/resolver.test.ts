@@ -112,17 +112,19 @@ describe("what a user holds", () => {
     expect(await resolver().roleScopes(writer, mail)).toEqual([]);
   });
 
-  it("a binding of the same user in another workspace counts only there", async () => {
+  it("a binding in another workspace counts only there, and never for our user", async () => {
     const u = await member();
     const other = await h.createWorkspace(`other${++seq}@example.test`);
     const as = (method: string, path: string, json?: unknown) => h.request(method, path, { token: other.token, json });
-    await as("POST", `/uflow/v2/tenants/${other.workspaceId}/memberships`, { user_id: u });
     const theirServer = (await as("POST", "/svc/resource-servers", { name: "T", public_base_url: "https://t.example.test", protected_base_path: "/", scopes_supported: ["t:read"] })).body.id;
     const theirRole = (await as("POST", "/svc/authmgr/roles", { name: "t", grants: [{ resource_server_id: theirServer, scope_ids: ["t:read"] }] })).body.id;
-    expect((await as("POST", `/uflow/v2/users/${u}/role-bindings`, { tenant_id: other.workspaceId, role_id: theirRole })).status).toBe(201);
-    expect(await scopesOf(u, theirServer, other.workspaceId)).toEqual(["t:read"]);
-    // Asked for our workspace (even naming their server), the binding does not count.
-    expect(await scopesOf(u, theirServer)).toEqual([]);
+    // Our user is unknown there (decision 0017): no binding can name them.
+    expect((await as("POST", `/uflow/v2/users/${u}/role-bindings`, { tenant_id: other.workspaceId, role_id: theirRole })).status).toBe(404);
+    expect((await as("POST", `/uflow/v2/users/${other.userId}/role-bindings`, { tenant_id: other.workspaceId, role_id: theirRole })).status).toBe(201);
+    expect(await scopesOf(other.userId, theirServer, other.workspaceId)).toEqual(["t:read"]);
+    // Asked for our workspace (even naming their server), nothing counts.
+    expect(await scopesOf(other.userId, theirServer)).toEqual([]);
+    expect(await scopesOf(u, theirServer, other.workspaceId)).toEqual([]);
     expect(await scopesOf(u, files)).toEqual([]);
   });
 });
@@ -190,7 +192,7 @@ describe("invalidation: every write that can change the answer", () => {
   });
 
   it("a membership created as invited holds nothing until made active", async () => {
-    const other = await h.createWorkspace(`invitee${++seq}@example.test`);
+    const other = { userId: await h.userWithoutMembership(`invitee${++seq}@example.test`) };
     await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/memberships`, { user_id: other.userId, status: "invited" });
     await bind(`/uflow/v2/users/${other.userId}/role-bindings`);
     expect(await scopesOf(other.userId, files)).toEqual([]);

@@ -9,6 +9,8 @@
 // the upstream" awaits the server's hit promise.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Writable } from "node:stream";
+import { createServer as createHttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { SAMPLE_TOOLS, startMcpServer, startRawServer, startResettingServer, type RawBehaviour } from "./helpers/mcp-servers";
 import { register, rescan } from "./helpers/lifecycle-flow";
@@ -45,6 +47,42 @@ async function raw(kind: RawBehaviour, opts?: { location?: string }) {
   const s = await startRawServer(kind, opts);
   cleanup.push(s);
   return s;
+}
+/**
+ * A gate in front of a good MCP server: the first request is held until release() (a scan makes its
+ * requests one after another, so a held first request holds that whole scan); `hit` resolves when
+ * it arrives, `secondScan` when another request arrives while it is held (a second scan running).
+ */
+async function gated(target: string) {
+  let release!: () => void;
+  const open = new Promise<void>((r) => (release = r));
+  let hit!: () => void;
+  let secondScan!: () => void;
+  const first = { hit: new Promise<void>((r) => (hit = r)), secondScan: new Promise<void>((r) => (secondScan = r)) };
+  let arrived = 0;
+  let released = false;
+  const server = createHttpServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    arrived += 1;
+    if (arrived === 1) hit();
+    else if (!released) secondScan();
+    if (arrived === 1) await open;
+    const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !["host", "content-length", "connection"].includes(k))) as Record<string, string>;
+    const upstream = await fetch(new URL(req.url!, target), { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
+    res.writeHead(upstream.status, Object.fromEntries(upstream.headers));
+    res.end(Buffer.from(await upstream.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  cleanup.push({ close: () => new Promise<void>((r) => server.close(() => r())) } as never);
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...first,
+    release: () => {
+      released = true;
+      release();
+    },
+  };
 }
 const get = async (id: string) => (await h.admin("GET", `/svc/resource-servers/${id}`)).body;
 const tools = async (id: string) => (await h.admin("GET", `/svc/resource-servers/${id}/tools`)).body.items as any[];
@@ -271,8 +309,18 @@ describe("concurrency and crashes", () => {
 
   it("parallel rescans of a good server: exactly one runs, scan_generation moves by one", async () => {
     const server = await mcp({ tools: SAMPLE_TOOLS });
-    const rs = await register(h, server.url);
-    const results = await Promise.all(Array.from({ length: 5 }, () => rescan(h, rs.id)));
+    // The first scan is held at the upstream until the other four have answered (or a second scan
+    // reaches the upstream, which is the failure): no timing decides the order.
+    const gate = await gated(server.url);
+    const rs = await register(h, gate.url);
+    let settled = 0;
+    let fourSettled!: () => void;
+    const four = new Promise<void>((r) => (fourSettled = r));
+    const pending = Array.from({ length: 5 }, () => rescan(h, rs.id).finally(() => ++settled === 4 && fourSettled()));
+    await gate.hit;
+    await Promise.race([four, gate.secondScan]);
+    gate.release();
+    const results = await Promise.all(pending);
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(4);
@@ -436,7 +484,7 @@ describe("authorization and isolation", () => {
     const server = await mcp({ tools: SAMPLE_TOOLS });
     const rs = await register(h, server.url);
     await h.request("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { token: h.adminToken, json: { email: "auditor-scan@example.test", username: "aud", password: "password-123" } });
-    const user = await h.db.user.findUniqueOrThrow({ where: { email: "auditor-scan@example.test" } });
+    const user = await h.db.user.findUniqueOrThrow({ where: { tenantId_email: { tenantId: h.workspaceId, email: "auditor-scan@example.test" } } });
     await h.db.membership.update({ where: { tenantId_userId: { tenantId: h.workspaceId, userId: user.id } }, data: { membershipType: "readonly_auditor" } });
     const auditor = await h.login("auditor-scan@example.test", "password-123");
     expect((await rescan(h, rs.id, auditor)).status).toBe(403);

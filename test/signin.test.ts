@@ -314,6 +314,38 @@ describe("authorization code flow", () => {
     expect(tokens.access_token).toBeTruthy();
   });
 
+  it("a sign-in page allows one password attempt: its ticket cannot be posted again, the new page's can", async () => {
+    const b = browser(h.config.publicUrl, h.url);
+    const { url } = await authorizationRequest({});
+    const loginPage = await b.open(url);
+    const wrong = await b.submit(loginPage, { email: user.email, password: "wrong-password" });
+    expect(wrong.status).toBe(401);
+    // The first page's ticket is spent, even with the right password now (no repeated guessing on one ticket).
+    const replay = await b.submit(loginPage, { email: user.email, password: user.password });
+    expect(replay.status).toBe(400);
+    expect(replay.html).toContain("This sign-in page has already been used. Start again from the application.");
+    const again = await b.submit(wrong, { email: user.email, password: user.password });
+    expect(again.status).toBe(200);
+    expect(formOf(again).action.href).toBe(`${h.config.publicUrl}/oauth/authorize/consent`);
+    // A right password spends the ticket too.
+    expect((await b.submit(wrong, { email: user.email, password: user.password })).status).toBe(400);
+  });
+
+  it("signs in only accounts of the server's workspace: the same email in another workspace is another account", async () => {
+    const other = await h.createWorkspace(`signin-other-${Date.now()}@example.test`);
+    const twin = await h.request("POST", `/uflow/v2/tenants/${other.workspaceId}/users`, {
+      token: other.token,
+      json: { email: user.email, username: "ada-elsewhere", password: "another-workspace-password" },
+    });
+    expect(twin.status).toBe(201);
+    expect(twin.body.id).not.toBe(user.id);
+    // The other workspace's password does not sign in here; ours still does.
+    const refused = await signIn({ password: "another-workspace-password" });
+    expect(refused.status).toBe(401);
+    expect(refused.page).toContain("Invalid email or password");
+    expect((await signIn()).callback?.searchParams.get("code")).toBeTruthy();
+  });
+
   it("posts every form to an absolute action under the issuer's path", async () => {
     const b = browser(h.config.publicUrl, h.url);
     const { url } = await authorizationRequest({});

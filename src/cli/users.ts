@@ -4,10 +4,11 @@
 import { parseArgs } from "node:util";
 import type { TenancyService } from "../modules/tenancy";
 
-export const USERS_USAGE = `  users reset-password --email E (--password-stdin | TOOLGATE_NEW_PASSWORD=...)
+export const USERS_USAGE = `  users reset-password --email E [--workspace ID] (--password-stdin | TOOLGATE_NEW_PASSWORD=...)
                                             set a user's password (first line of stdin, or the
                                             variable; never an argument) and clear their failed
-                                            sign-in counts; prints {"user_id"}
+                                            sign-in counts; --workspace when the email has accounts
+                                            in several workspaces; prints {"user_id", "workspace_id"}
   users unlock (--email E | --address IP)   clear failed sign-in counts of an account (every
                                             address) or of a client address; prints {"cleared"}`;
 
@@ -29,7 +30,7 @@ export async function runUsersCommand(
 ): Promise<void> {
   const [, sub, ...rest] = argv;
   if (sub === "reset-password") {
-    const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, "password-stdin": { type: "boolean" }, password: { type: "string" } } });
+    const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, workspace: { type: "string" }, "password-stdin": { type: "boolean" }, password: { type: "string" } } });
     if (values.password !== undefined) usage("users reset-password: --password is refused (argv is visible to other users and kept in shell history); use --password-stdin or TOOLGATE_NEW_PASSWORD");
     if (!values.email) usage("users reset-password needs --email");
     let password: string | undefined;
@@ -38,7 +39,7 @@ export async function runUsersCommand(
       password = (await io.stdin!()).split(/\r?\n/)[0];
     } else password = env.TOOLGATE_NEW_PASSWORD;
     if (!password) usage("users reset-password needs the new password on stdin (--password-stdin) or in TOOLGATE_NEW_PASSWORD");
-    io.out(JSON.stringify(await tenancy.resetPassword(values.email!, password!)));
+    io.out(JSON.stringify(await tenancy.resetPassword(values.email!, password!, values.workspace)));
     return;
   }
   const { values } = parseArgs({ args: rest, options: { email: { type: "string" }, address: { type: "string" } } });

@@ -16,13 +16,8 @@ import { badRequest } from "../shared/errors";
 import { MAX_JSON_DEPTH, UNSTORABLE_TEXT, describeUnsafeInput, findUnsafeInput, unsafeText, type UnsafeInput } from "../shared/input-safety";
 import { parseBasicAuth } from "./basic-auth";
 
-/**
- * The message for a body or query problem. NUL and depth keep the wording they had before
- * surrogates were refused (clients and test/http-basics.test.ts match it); an unpaired surrogate
- * names the field.
- */
+/** The message for a body or query problem: unstorable text names the field (issue 9), depth the limit. */
 function describeRequestProblem(found: UnsafeInput, where: "body" | "query"): string {
-  if (found.kind === "nul") return "request must not contain NUL characters";
   if (found.kind === "depth") return `request nests deeper than ${MAX_JSON_DEPTH} levels`;
   return describeUnsafeInput(found, { whole: where });
 }

@@ -114,6 +114,18 @@ export class Harness {
     return { workspaceId: workspace_id, userId: user_id, token: await this.login(email, password, workspace_id) };
   }
 
+  /**
+   * A user of the first workspace who holds no membership there (created, then removed): users are
+   * private to one workspace, so this is the only kind of user a membership can be created for.
+   */
+  async userWithoutMembership(email: string): Promise<string> {
+    const created = await this.admin("POST", `/uflow/v2/tenants/${this.workspaceId}/users`, { email, username: email.split("@")[0] });
+    if (created.status !== 201) throw new Error(`creating ${email}: ${created.status} ${created.text}`);
+    const removed = await this.admin("DELETE", `/uflow/v2/tenants/${this.workspaceId}/memberships/${created.body.id}`);
+    if (removed.status !== 204) throw new Error(`removing ${email}'s membership: ${removed.status} ${removed.text}`);
+    return created.body.id;
+  }
+
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections?.();

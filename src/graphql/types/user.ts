@@ -1,5 +1,5 @@
-// User as the workspace sees them: users exist once per installation, so every field here is
-// limited to the caller's workspace (their membership, end-user state, groups and bindings here).
+// User as the workspace sees them: a user belongs to one workspace (decision 0017), and every field here
+// is still limited to the caller's workspace (their membership, end-user state, groups and bindings here).
 // Nested rows come with the parent's query (plugin-prisma selections); bindings and effective
 // access are batched per request (DataLoaders), so a list of users costs a fixed number of queries.
 import { ROLE_BINDING_LIST } from "../../modules/rbac";

@@ -9,6 +9,7 @@ import { FirstTimeGrant, type GrantRole } from "./first-time-grant";
 import { RefreshTokens, type RefreshRotationSettings } from "./refresh-tokens";
 import { SignInService, type SignInPorts } from "./signin-service";
 import { TicketSealer } from "./tickets";
+import { UsedLoginTickets } from "./used-login-tickets";
 
 export interface SignInDeps {
   db: Db;
@@ -36,6 +37,6 @@ export function createSignIn(deps: SignInDeps): SignInServices {
   const refreshTokens = new RefreshTokens(deps.db, deps.clock, deps.ids, deps.refresh);
   const firstTimeGrant = new FirstTimeGrant(deps.db, deps.clock, deps.grantRole);
   const tickets = new TicketSealer(deps.ticketKey, () => deps.clock.now());
-  const service = new SignInService(deps.ports, tickets, codes, firstTimeGrant, deps.issuer, deps.ids);
+  const service = new SignInService(deps.ports, tickets, codes, new UsedLoginTickets(deps.db, deps.clock), firstTimeGrant, deps.issuer, deps.ids);
   return { service, codes, refreshTokens, firstTimeGrant };
 }

@@ -17,13 +17,14 @@ import type { IdGenerator } from "../../shared/ids";
 import { consentPage, errorPage, loginPage, type ClientDisplay, type FormActions } from "./pages";
 import { withParams } from "./redirect-uri";
 import type { TicketSealer } from "./tickets";
+import type { UsedLoginTickets } from "./used-login-tickets";
 
 const LOGIN_TICKET_TTL_S = 600;
 const CONSENT_TICKET_TTL_S = 300;
 
 export interface SignInPorts extends AuthorizePorts {
-  /** Password check; null when the email/password pair is wrong (no hint which); a throttled account throws too_many_requests. */
-  verifyUser(email: string, password: string, source: { address: string }): Promise<{ id: string; email: string } | null>;
+  /** Password check of an account of the workspace; null when the email/password pair is wrong (no hint which); a throttled account throws too_many_requests. */
+  verifyUser(workspaceId: string, email: string, password: string, source: { address: string }): Promise<{ id: string; email: string } | null>;
   /** The scopes the user holds now on the server (the one scope resolver), or null when they may hold nothing in the workspace. */
   userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
 }
@@ -34,8 +35,11 @@ export type SignInStep = { kind: "page"; status: number; html: string } | { kind
 interface LoginTicket {
   r: ValidatedAuthorization;
   n: string; // client name, for the pages
+  a: string; // nonce: the one password attempt this ticket allows records it
 }
-interface ConsentTicket extends LoginTicket {
+interface ConsentTicket {
+  r: ValidatedAuthorization;
+  n: string; // client name, for the pages
   u: string; // user id
   e: string; // user email
   j: string; // nonce: the one code this ticket may mint records it
@@ -58,6 +62,7 @@ export class SignInService {
     private readonly ports: SignInPorts,
     private readonly tickets: TicketSealer,
     private readonly codes: AuthorizationCodes,
+    private readonly usedLoginTickets: UsedLoginTickets,
     private readonly firstTimeGrant: FirstTimeGrant,
     /** RFC 9207: `iss` in every authorization response, equal to the metadata issuer. */
     private readonly issuer: string,
@@ -89,21 +94,25 @@ export class SignInService {
   }
 
   private loginStep(r: ValidatedAuthorization, client: Pick<SignInClient, "clientName">, error?: string, email?: string): SignInStep {
-    const ticket = this.tickets.seal("authorize", { r, n: client.clientName } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
+    const ticket = this.tickets.seal("authorize", { r, n: client.clientName, a: this.ids.token(16) } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
     return { kind: "page", status: error ? 401 : 200, html: loginPage({ ticket, client: this.display(r, client.clientName), action: this.actions.login, error, email }) };
   }
 
   /** POST /oauth/authorize/login */
   async login(ticket: string | undefined, email: string, password: string, source: { address: string }): Promise<SignInStep> {
-    const t = this.tickets.open<LoginTicket>("authorize", ticket);
-    if (!t) return { kind: "page", status: 400, html: errorPage("This sign-in page has expired. Start again from the application.") };
+    const t = this.tickets.open<LoginTicket & { exp: number }>("authorize", ticket);
+    if (!t || typeof t.a !== "string") return { kind: "page", status: 400, html: errorPage("This sign-in page has expired. Start again from the application.") };
+    // One password attempt per page: a wrong password is answered with a new page (a new ticket).
+    if (!(await this.usedLoginTickets.consume(t.a, new Date(t.exp * 1000)))) {
+      return { kind: "page", status: 400, html: errorPage("This sign-in page has already been used. Start again from the application.") };
+    }
     // A throttled account gets the same page as a wrong password (no hint for a guesser).
-    const user = await this.ports.verifyUser(email, password, source).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
+    const user = await this.ports.verifyUser(t.r.tenantId, email, password, source).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
     if (!user) return this.loginStep(t.r, { clientName: t.n }, "Invalid email or password.", email);
     if (!(await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, user.id))) {
       return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
     }
-    const consent = this.tickets.seal("consent", { ...t, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
+    const consent = this.tickets.seal("consent", { r: t.r, n: t.n, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
     return {
       kind: "page",
       status: 200,

@@ -1,5 +1,5 @@
 // Slows down password guessing without handing a guesser the power to lock the owner out
-// (docs/decisions/0017-login-throttle.md). Failures are counted in the database (LoginFailure),
+// (docs/decisions/0018-login-throttle.md). Failures are counted in the database (LoginFailure),
 // so every instance on one PostgreSQL database sees the same counts and a restart forgets nothing.
 //
 // Three counts per failed attempt, each a row keyed by scope:
@@ -131,9 +131,9 @@ export class LoginThrottle implements LoginGuard {
     await this.db.loginFailure.deleteMany({ where: { key: this.rows(attempt)[0]!.key } });
   }
 
-  /** Operator unlock of an account (every address's count for it); returns the rows cleared. */
-  async unlockAccount(accountKey: string): Promise<number> {
-    return (await this.db.loginFailure.deleteMany({ where: { accountKey } })).count;
+  /** Operator unlock of accounts (every address's count for them); returns the rows cleared. */
+  async unlockAccounts(accountKeys: string[]): Promise<number> {
+    return (await this.db.loginFailure.deleteMany({ where: { accountKey: { in: accountKeys } } })).count;
   }
 
   /** Operator unlock of a client address (its pair counts and its own count). */

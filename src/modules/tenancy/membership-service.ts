@@ -60,7 +60,8 @@ export class MembershipService {
     const now = this.clock.now();
     try {
       const row = await this.db.$transaction(async (tx) => {
-        const user = await tx.user.findUnique({ where: { id: input.user_id }, select: { id: true } });
+        // Only this workspace's own users can join it (users are private to one workspace, decision 0017).
+        const user = await tx.user.findUnique({ where: { id: input.user_id, tenantId }, select: { id: true } });
         if (!user) throw badRequest("user_id: no such user");
         const created = await tx.membership.create({
           data: {

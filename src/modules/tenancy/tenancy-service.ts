@@ -1,16 +1,19 @@
-// Workspaces, installation users and the admin session: bootstrap, login, actor resolution.
+// Workspaces, their users and the admin session: bootstrap, login, actor resolution.
 import { z } from "zod";
 import type { Db } from "../../storage";
 import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
-import { DomainError, conflict, forbidden, notFound, unauthenticated } from "../../shared/errors";
-import type { LoginThrottle } from "./login-throttle";
+import { DomainError, badRequest, conflict, forbidden, notFound, unauthenticated } from "../../shared/errors";
+import type { LoginAttempt, LoginThrottle } from "./login-throttle";
 import { type Actor, type MembershipType, assertCanWrite, assertSameTenant } from "../../shared/actor";
 import type { JwtService } from "../tokens";
 import { toMembershipView, type MembershipView } from "./views";
 
 export const emailSchema = z.string().trim().toLowerCase().email().max(254);
+/** Accounts tried by a login without a workspace id (one per workspace the email owns). */
+const MAX_ACCOUNTS_PER_LOGIN = 10;
+
 export const passwordSchema = z.string().min(8, "must be at least 8 characters").max(1024);
 
 export interface BootstrapInput {
@@ -41,30 +44,25 @@ export class TenancyService {
   ) {}
 
   /**
-   * Creates a workspace with `email` as its owner. An existing user keeps their password (it is
-   * verified, so a bootstrap cannot take over someone else's account); a new user gets `password`.
+   * Creates a workspace and its owner, a new account of that workspace with `password`. Users are
+   * private to one workspace (docs/decisions/0017-users-private-to-a-workspace.md): an email that
+   * already owns another workspace becomes a second, separate account here.
    */
   async bootstrap(input: BootstrapInput): Promise<{ workspace_id: string; user_id: string }> {
     const email = emailSchema.parse(input.email);
     passwordSchema.parse(input.password);
-    const existing = await this.db.user.findUnique({ where: { email } });
-    if (existing?.passwordHash && !(await verifyPassword(input.password, existing.passwordHash))) {
-      throw conflict("a user with this email exists and the password does not match");
-    }
-    const passwordHash = existing?.passwordHash ? undefined : await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password);
     const now = this.clock.now();
-    const created = await this.db.$transaction(async (tx) => {
-      const user =
-        existing ??
-        (await tx.user.create({ data: { email, username: email.split("@")[0]!, passwordHash, createdAt: now, updatedAt: now } }));
-      if (existing && passwordHash) await tx.user.update({ where: { id: existing.id }, data: { passwordHash } });
+    return this.db.$transaction(async (tx) => {
       const workspace = await tx.workspace.create({ data: { name: input.workspaceName.trim() || "Default workspace", createdAt: now } });
+      const user = await tx.user.create({
+        data: { tenantId: workspace.id, email, username: email.split("@")[0]!, passwordHash, createdAt: now, updatedAt: now },
+      });
       await tx.membership.create({
         data: { tenantId: workspace.id, userId: user.id, membershipType: "owner", status: "active", source: "bootstrap", createdAt: now },
       });
       return { workspace_id: workspace.id, user_id: user.id };
     });
-    return created;
   }
 
   /** First start on an empty database: the TOOLGATE_ADMIN_* variables create the first workspace. */
@@ -79,39 +77,65 @@ export class TenancyService {
   }
 
   /**
-   * The user whose password this is, or null. An unknown email is checked against a dummy hash,
-   * so response time does not tell which emails exist. Used by admin login and end-user sign-in.
+   * The account of `workspaceId` whose email and password these are, or null. An unknown email is
+   * checked against a dummy hash, so response time does not tell which emails exist. Used by
+   * end-user sign-in (the workspace of the resource server) and by admin login with a workspace id.
    * `source.address` is the client address: failures back off per account and address
    * (login-throttle.ts); a throttled attempt throws too_many_requests before any password check.
    */
-  async verifyCredentials(emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string } | null> {
+  async verifyCredentials(workspaceId: string, emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string } | null> {
     const email = emailInput.trim().toLowerCase();
-    const attempt = { account: this.throttle.accountKey(email), address: source.address };
+    return this.throttled({ account: this.throttle.accountKey(email, workspaceId), address: source.address }, async () => {
+      const user = await this.db.user.findUnique({ where: { tenantId_email: { tenantId: workspaceId, email } } });
+      return (await this.passwordMatches(user, password)) ? user : null;
+    });
+  }
+
+  /**
+   * Admin login without a workspace id: the oldest account with this email whose password matches
+   * (a person who owns several workspaces has one account in each; usually the same password).
+   * At most MAX_ACCOUNTS_PER_LOGIN accounts are tried, so a login costs a bounded number of hashes.
+   */
+  private async verifyAnyAccount(emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; tenantId: string } | null> {
+    const email = emailInput.trim().toLowerCase();
+    return this.throttled({ account: this.throttle.accountKey(email), address: source.address }, async () => {
+      const accounts = await this.db.user.findMany({ where: { email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_ACCOUNTS_PER_LOGIN });
+      if (accounts.length === 0) await this.passwordMatches(null, password);
+      for (const user of accounts) if ((await this.passwordMatches(user, password)) && (await this.activeMembership(user.id))) return user;
+      return null;
+    });
+  }
+
+  private activeMembership(userId: string) {
+    return this.db.membership.findFirst({ where: { userId, status: "active" } });
+  }
+
+  private async passwordMatches(user: { passwordHash: string | null } | null, password: string): Promise<boolean> {
+    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+    return ok && !!user?.passwordHash;
+  }
+
+  /** Wrong-password counting around one credential check (admin login and end-user sign-in alike). */
+  private async throttled<T>(attempt: LoginAttempt, check: () => Promise<T | null>): Promise<T | null> {
     const wait = await this.throttle.retryAfter(attempt);
     if (wait > 0) throw new DomainError("too_many_requests", "too many failed sign-in attempts; try again later", { retry_after: wait });
-    const user = await this.db.user.findUnique({ where: { email } });
-    const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-    if (user && user.passwordHash && ok) {
-      await this.throttle.succeeded(attempt);
-      return { id: user.id, email: user.email };
-    }
-    await this.throttle.failed(attempt);
-    return null;
+    const found = await check();
+    if (found) await this.throttle.succeeded(attempt);
+    else await this.throttle.failed(attempt);
+    return found;
   }
 
   /** Verifies a password login and issues an admin JWT for one of the user's workspaces. */
   async login(input: { email: string; password: string; workspace_id?: string }, source: LoginSource): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
-    const user = await this.verifyCredentials(input.email, input.password, source);
+    const user = input.workspace_id
+      ? await this.verifyCredentials(input.workspace_id, input.email, input.password, source)
+      : await this.verifyAnyAccount(input.email, input.password, source);
     if (!user) throw unauthenticated("invalid email or password");
-    const memberships = await this.db.membership.findMany({
-      where: { userId: user.id, status: "active", ...(input.workspace_id ? { tenantId: input.workspace_id } : {}) },
-      orderBy: { createdAt: "asc" },
-    });
-    const chosen = memberships[0];
+    const membership = await this.activeMembership(user.id);
     // The same answer as a wrong password: a right password must not be confirmed to someone who
     // cannot use it (no credential oracle).
-    if (!chosen) throw unauthenticated("invalid email or password");
-    const { token, expiresIn } = await this.jwt.signAdminToken(user.id, chosen.tenantId);
+    if (!membership) throw unauthenticated("invalid email or password");
+    const { token, expiresIn } = await this.jwt.signAdminToken(user.id, membership.tenantId);
     return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
   }
 
@@ -119,22 +143,30 @@ export class TenancyService {
    * Operator action (CLI `toolgate users reset-password`): sets a new password and clears the
    * account's failed-attempt counts. Admin JWTs already issued stay valid until they expire.
    */
-  async resetPassword(emailInput: string, password: string): Promise<{ user_id: string }> {
+  async resetPassword(emailInput: string, password: string, workspaceId?: string): Promise<{ user_id: string; workspace_id: string }> {
     const email = emailSchema.parse(emailInput);
     passwordSchema.parse(password);
-    const user = await this.db.user.findUnique({ where: { email } });
-    if (!user) throw notFound("user");
+    const accounts = await this.db.user.findMany({ where: { email, ...(workspaceId ? { tenantId: workspaceId } : {}) }, take: 2 });
+    if (accounts.length === 0) throw notFound("user");
+    if (accounts.length > 1) throw badRequest("this email has accounts in several workspaces; name one with --workspace");
+    const user = accounts[0]!;
     await this.db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password), updatedAt: this.clock.now() } });
-    await this.throttle.unlockAccount(this.throttle.accountKey(email));
-    return { user_id: user.id };
+    await this.clearAccountCounts(email);
+    return { user_id: user.id, workspace_id: user.tenantId };
   }
 
   /** Operator action (CLI `toolgate users unlock`): clears the failed-attempt counts of an account or an address. */
   async unlock(target: { email?: string; address?: string }): Promise<{ cleared: number }> {
     let cleared = 0;
-    if (target.email !== undefined) cleared += await this.throttle.unlockAccount(this.throttle.accountKey(emailSchema.parse(target.email)));
+    if (target.email !== undefined) cleared += await this.clearAccountCounts(emailSchema.parse(target.email));
     if (target.address !== undefined) cleared += await this.throttle.unlockAddress(target.address);
     return { cleared };
+  }
+
+  /** Every throttle key of an email: login without a workspace, and each workspace's account (bounded). */
+  private async clearAccountCounts(email: string): Promise<number> {
+    const accounts = await this.db.user.findMany({ where: { email }, select: { tenantId: true }, take: 1000 });
+    return this.throttle.unlockAccounts([this.throttle.accountKey(email), ...accounts.map((a) => this.throttle.accountKey(email, a.tenantId))]);
   }
 
   /** Turns verified admin-JWT claims into an Actor, checking the membership is still active now. */
@@ -149,7 +181,7 @@ export class TenancyService {
     return w;
   }
 
-  /** An admin creates an installation user who joins this workspace as `member`. */
+  /** An admin creates a user of this workspace, who joins it as `member`. */
   async createUser(actor: Actor, tenantId: string, input: { email: string; username: string; password?: string }): Promise<UserView> {
     assertSameTenant(actor, tenantId);
     assertCanWrite(actor);
@@ -157,13 +189,14 @@ export class TenancyService {
     const now = this.clock.now();
     try {
       const created = await this.db.$transaction(async (tx) => {
-        const user = await tx.user.create({ data: { email: input.email, username: input.username, passwordHash, createdAt: now, updatedAt: now } });
+        const user = await tx.user.create({ data: { tenantId, email: input.email, username: input.username, passwordHash, createdAt: now, updatedAt: now } });
         const membership = await tx.membership.create({ data: { tenantId, userId: user.id, createdAt: now } });
         return { id: user.id, email: user.email, username: user.username, membership: toMembershipView(membership) };
       });
       return created;
     } catch (e) {
-      if (isUniqueViolation(e)) throw conflict("a user with this email already exists; add them with POST .../memberships");
+      // Only this workspace's users are compared: an email used in another workspace is another account.
+      if (isUniqueViolation(e)) throw conflict("a user with this email already exists in this workspace");
       throw e;
     }
   }
