@@ -76,7 +76,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const issuer = new AccessTokenIssuer(deps.jwt, clock, ids);
   const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes, deps.onBackgroundError);
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
-  const auth = new ClientAuthenticator(clientRegistry);
+  const auth = new ClientAuthenticator(clientRegistry, clock);
   const { refreshTokens } = deps.signin;
   const families = new TokenFamilies(revocations, refreshTokens);
   const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families });
