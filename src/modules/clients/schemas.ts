@@ -103,8 +103,13 @@ export type UpdateClientInput = z.infer<typeof updateClientSchema>;
 export const SECRET_GRACE = { min: 0, max: 86_400 } as const;
 const graceMessage = `must be a whole number of seconds from ${SECRET_GRACE.min} to ${SECRET_GRACE.max}`;
 
-/** Seconds the old secret stays valid after a rotation; absent means 0 (refused at once). */
-export const secretGraceSchema = z.number({ error: graceMessage }).int(graceMessage).min(SECRET_GRACE.min, graceMessage).max(SECRET_GRACE.max, graceMessage).optional();
+/**
+ * Seconds the old secret stays valid after a rotation; absent means 0 (refused at once). One check
+ * and one message for every wrong value, wrong types included (a string, null, a fraction).
+ */
+export const secretGraceSchema = z
+  .custom<number>((v) => Number.isInteger(v) && (v as number) >= SECRET_GRACE.min && (v as number) <= SECRET_GRACE.max, graceMessage)
+  .optional();
 
 /** POST .../clients/:client_id/rotate-secret (the body is optional: no grace). */
 export const rotateSecretSchema = z.object({ grace_seconds: secretGraceSchema }).strict();
