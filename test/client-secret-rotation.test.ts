@@ -13,6 +13,7 @@ import { startToolgate, type Harness } from "./helpers/harness";
 import { createClient, createServer, insecure, type ClientFixture, type ServerFixture } from "./helpers/oauth-fixtures";
 import { insertClient } from "./helpers/fixtures";
 import { startServerProcess, type RunningServer } from "./helpers/process";
+import { eventually } from "./helpers/eventually";
 import { gql } from "./graphql/client";
 
 const clock = new ManualClock(new Date("2026-07-01T09:00:00.000Z"));
@@ -306,16 +307,6 @@ describe("log hygiene", () => {
 
 const onPostgres = !!process.env.TEST_DATABASE_URL;
 
-/** Polls `check` until it holds (bounded): how a test waits for another process, never a fixed sleep. */
-async function eventually(check: () => Promise<boolean>, what: string, withinMs = 10_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe.runIf(onPostgres)("a second server process on the same PostgreSQL database", () => {
   // Spawned servers compile TypeScript at start: give them room on a busy machine.
   vi.setConfig({ testTimeout: 120_000 });
@@ -348,7 +339,7 @@ describe.runIf(onPostgres)("a second server process on the same PostgreSQL datab
     expect(await tokenAtB(c.client_id, c.client_secret)).toBe("ok"); // cached on B
     const r = await a.admin("POST", `/svc/resource-servers/${rs.id}/clients/${c.client_id}/rotate-secret`);
     expect(r.status).toBe(200);
-    await eventually(async () => (await tokenAtB(c.client_id, r.body.client_secret)) === "ok", "the new secret works on B");
+    await eventually(async () => (await tokenAtB(c.client_id, r.body.client_secret)) === "ok", "the new secret works on B", 10_000);
     expect(await tokenAtB(c.client_id, c.client_secret)).toEqual(refused);
   });
 
@@ -360,7 +351,7 @@ describe.runIf(onPostgres)("a second server process on the same PostgreSQL datab
     const until = Date.parse(r.body.previous_secret_expires_at);
     // The new secret working on B proves B reloaded the entry; the old one still works there. (On a
     // machine stalled past the grace, the answer must then be the refusal: judged by when it was asked.)
-    await eventually(async () => (await tokenAtB(c.client_id, r.body.client_secret)) === "ok", "the new secret works on B");
+    await eventually(async () => (await tokenAtB(c.client_id, r.body.client_secret)) === "ok", "the new secret works on B", 10_000);
     const asked = Date.now();
     const old = await tokenAtB(c.client_id, c.client_secret);
     if (Date.now() < until) expect(old).toBe("ok");
