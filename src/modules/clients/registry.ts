@@ -8,6 +8,7 @@ import type { Db } from "../../storage";
 import type { CacheFactory } from "../../storage/cache-factory";
 import type { EntryCache } from "../../shared/entry-cache";
 import { hashSecret, safeEqual } from "../../shared/crypto";
+import type { Clock } from "../../shared/clock";
 import type { ClientStatus } from "./schemas";
 
 export interface RegisteredClient {
@@ -77,27 +78,33 @@ export class ClientRegistry {
 
   /**
    * client_id + client_secret check in constant time: the stored hash the secret matched (the
-   * current one, or the rotated-out one while its grace lasts at `nowMs`), undefined when it fails.
+   * current one, or the rotated-out one while its grace lasts by `clock`), undefined when it fails.
    * Both hashes are always compared, and an unknown id does the same work as a known one, so
    * response time reveals neither which ids exist nor which secret matched. Status is not checked
    * here (the caller decides what a pending client may do).
    */
-  verifySecret(client: RegisteredClient | null, secret: string, nowMs: number): string | undefined {
+  verifySecret(client: RegisteredClient | null, secret: string, clock: Clock): string | undefined {
     const presented = hashSecret(this.pepper, secret);
     const current = safeEqual(presented, client?.secretHash ?? DUMMY_HASH);
     const previous = safeEqual(presented, client?.previousSecretHash ?? DUMMY_HASH);
     if (current && client?.secretHash) return client.secretHash;
-    if (previous && client?.previousSecretHash && nowMs < client.previousSecretExpiresAt) return client.previousSecretHash;
+    if (previous && client?.previousSecretHash && this.inGrace(client, clock)) return client.previousSecretHash;
     return undefined;
   }
 
   /**
-   * Whether a stored hash a secret verified against earlier is still accepted at `nowMs`: the
-   * current one, or the rotated-out one until its grace ends (no database query: the entry holds both).
+   * Whether a stored hash a secret verified against earlier is still accepted now: the current
+   * one, or the rotated-out one until its grace ends (no database query: the entry holds both; the
+   * clock is read only for the rotated-out one, so the common case costs one comparison).
    */
-  accepts(client: RegisteredClient, verifiedHash: string, nowMs: number): boolean {
+  accepts(client: RegisteredClient, verifiedHash: string, clock: Clock): boolean {
     if (verifiedHash === client.secretHash) return true;
-    return verifiedHash === client.previousSecretHash && nowMs < client.previousSecretExpiresAt;
+    return verifiedHash === client.previousSecretHash && this.inGrace(client, clock);
+  }
+
+  /** The grace of a rotated-out secret ends at previousSecretExpiresAt, exclusive. */
+  private inGrace(client: RegisteredClient, clock: Clock): boolean {
+    return clock.now().getTime() < client.previousSecretExpiresAt;
   }
 
   get size(): number {

@@ -66,9 +66,8 @@ export class ClientAuthenticator {
   private async verify(id: string, secret: string): Promise<RegisteredClient | undefined> {
     const known = await this.clients.get(id); // from memory on a hit; one indexed query on a miss
     // A rotated-out secret's grace is judged per request against the clock (the entry holds both hashes).
-    const now = this.clock.now().getTime();
-    if (known && this.verified.check(id, secret, (verified) => this.clients.accepts(known, verified, now))) return known;
-    const matched = this.clients.verifySecret(known, secret, now);
+    if (known && this.verified.check(id, secret, (verified) => this.clients.accepts(known, verified, this.clock))) return known;
+    const matched = this.clients.verifySecret(known, secret, this.clock);
     if (!known || !matched) return undefined;
     this.verified.remember(id, secret, matched);
     return known;
