@@ -7,6 +7,7 @@
 // process sees the rotation (no grace: at once; with grace: once the grace is over).
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import * as oauth from "oauth4webapi";
+import pg from "pg";
 import { hashSecret } from "../src/shared/crypto";
 import { ManualClock } from "../src/shared/clock";
 import { startToolgate, type Harness } from "./helpers/harness";
@@ -16,6 +17,7 @@ import { startServerProcess, type RunningServer } from "./helpers/process";
 import { eventually } from "./helpers/eventually";
 import { gql } from "./graphql/client";
 
+const onPostgres = !!process.env.TEST_DATABASE_URL;
 const clock = new ManualClock(new Date("2026-07-01T09:00:00.000Z"));
 const logs: Record<string, unknown>[] = [];
 let h: Harness;
@@ -137,6 +139,55 @@ describe("REST: POST .../clients/:client_id/rotate-secret", () => {
     expect(await tokenWith(c.client_id, second)).toEqual(refused);
     expect(await tokenWith(c.client_id, third.body.client_secret)).toEqual(refused);
     expect(await tokenWith(c.client_id, fourth.body.client_secret)).toBe("ok");
+  });
+
+  it("parallel rotations of one client: each answers the new secret or a 409 that changed nothing; the last stored secret works", async () => {
+    const c = await newClient();
+    const answers = await Promise.all(Array.from({ length: 8 }, () => rotate(c.client_id, { grace_seconds: 60 })));
+    const won = answers.filter((r) => r.status === 200);
+    for (const r of answers.filter((r) => r.status !== 200)) {
+      expect({ status: r.status, body: r.body }).toEqual({
+        status: 409,
+        body: { error: "the client's secret was rotated by another request at the same time; nothing changed, rotate again" },
+      });
+    }
+    expect(won.length).toBeGreaterThan(0);
+    const row = await h.db.client.findUniqueOrThrow({ where: { clientId: c.client_id } });
+    const secrets = [c.client_secret, ...won.map((r) => r.body.client_secret as string)];
+    const current = secrets.find((s) => hashSecret(h.services.secretPepper, s) === row.secretHash);
+    const previous = secrets.find((s) => hashSecret(h.services.secretPepper, s) === row.previousSecretHash);
+    expect(current).toBeDefined();
+    // Successful rotations form one chain: the graced secret is the one the last winner replaced,
+    // the original only when there was a single winner (two winners from the same secret would
+    // leave the original graced and one answered secret that never worked).
+    expect(previous).toBe(won.length === 1 ? c.client_secret : secrets.find((s) => s === previous && s !== c.client_secret));
+    expect(await tokenWith(c.client_id, current!)).toBe("ok");
+    expect(await tokenWith(c.client_id, previous!)).toBe("ok");
+  });
+
+  it.runIf(onPostgres)("two rotations that read the same secret: one wins, the other answers 409 and changes nothing (PostgreSQL)", async () => {
+    const c = await newClient();
+    // Hold the client's row so both rotations read the same secret and then queue on their write.
+    const locker = new pg.Client({ connectionString: h.config.database.url });
+    await locker.connect();
+    try {
+      await locker.query("BEGIN");
+      await locker.query(`SELECT 1 FROM "Client" WHERE "clientId" = $1 FOR UPDATE`, [c.client_id]);
+      const racing = [rotate(c.client_id, { grace_seconds: 60 }), rotate(c.client_id, { grace_seconds: 60 })];
+      const waiting = async () =>
+        Number((await locker.query("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rows[0].n);
+      await eventually(async () => (await waiting()) >= 2, "both rotations wait for the row");
+      await locker.query("COMMIT");
+      const answers = await Promise.all(racing);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const lost = answers.find((r) => r.status === 409)!;
+      expect(lost.body).toEqual({ error: "the client's secret was rotated by another request at the same time; nothing changed, rotate again" });
+      const winner = answers.find((r) => r.status === 200)!;
+      expect(await tokenWith(c.client_id, winner.body.client_secret)).toBe("ok");
+      expect(await tokenWith(c.client_id, c.client_secret)).toBe("ok"); // graced by the winner
+    } finally {
+      await locker.end();
+    }
   });
 
   it("rotates a client registered through the dashboard form (POST /svc/clientms/clients)", async () => {
@@ -304,8 +355,6 @@ describe("log hygiene", () => {
 });
 
 // ---------------------------------------------------------------- a second instance (PostgreSQL)
-
-const onPostgres = !!process.env.TEST_DATABASE_URL;
 
 describe.runIf(onPostgres)("a second server process on the same PostgreSQL database", () => {
   // Spawned servers compile TypeScript at start: give them room on a busy machine.

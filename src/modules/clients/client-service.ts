@@ -173,8 +173,11 @@ export class ClientService {
       if (current.secretHash === null) throw conflict("client is public (token_endpoint_auth_method none): it has no secret to rotate");
       const now = this.clock.now();
       const graced = graceSeconds > 0;
-      return tx.client.update({
-        where: { id: current.id },
+      // Compare-and-set on the secret read above: of two rotations racing from the same secret, one
+      // wins and the other changes nothing (409), so no answered secret is silently lost and the
+      // graced previous secret is always the one the winner replaced.
+      const won = await tx.client.updateMany({
+        where: { id: current.id, secretHash: current.secretHash },
         data: {
           secretHash,
           previousSecretHash: graced ? current.secretHash : null,
@@ -182,6 +185,8 @@ export class ClientService {
           updatedAt: now,
         },
       });
+      if (won.count === 0) throw conflict("the client's secret was rotated by another request at the same time; nothing changed, rotate again");
+      return tx.client.findUniqueOrThrow({ where: { id: current.id } });
     });
     return {
       ...toClientView(row),
