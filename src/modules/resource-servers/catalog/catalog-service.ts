@@ -187,6 +187,25 @@ export class CatalogService {
     return this.scopeMatrix(actor, rsId);
   }
 
+  /**
+   * Re-approves the tool's definition as last reported (catalog/definition-pins.ts): the pin takes
+   * the live hash, the next sdk-policy carries it, and the SDK allows the tool again.
+   */
+  async approveDefinition(actor: Actor, rsId: string, toolId: string): Promise<ToolView> {
+    assertCanWrite(actor);
+    await this.db.$transaction(async (tx) => {
+      await this.servers.lockForWrite(tx, actor.tenantId, rsId);
+      await this.servers.findLive(tx, actor, rsId);
+      const tool = await tx.tool.findFirst({ where: { id: toolId, resourceServerId: rsId, tenantId: actor.tenantId } });
+      if (!tool) throw notFound("tool");
+      if (tool.liveDefinitionHash === null) throw conflict("no scan or manifest has reported this tool's definition yet: there is nothing to approve");
+      if (tool.liveDefinitionHash !== tool.approvedDefinitionHash) {
+        await tx.tool.update({ where: { id: tool.id }, data: { approvedDefinitionHash: tool.liveDefinitionHash, updatedAt: this.clock.now() } });
+      }
+    });
+    return toToolView(await this.loadTool(actor, rsId, toolId));
+  }
+
   private async loadTool(actor: Actor, rsId: string, toolId: string): Promise<LoadedTool> {
     const tool = (await loadTools(this.db, actor.tenantId, rsId)).find((t) => t.id === toolId);
     if (!tool) throw notFound("tool");
