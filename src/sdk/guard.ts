@@ -139,6 +139,7 @@ class Guard implements ToolgateGuard {
       maxCachedTokens: opts.maxCachedTokens ?? 10_000,
       clockToleranceS: 5,
       now: Date.now,
+      onBackgroundError: (e) => this.noteFailure(e),
     });
   }
 

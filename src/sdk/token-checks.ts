@@ -25,6 +25,8 @@ interface CacheEntry {
   verdict: TokenVerdict;
   /** Epoch ms after which the entry must not be used. */
   until: number;
+  /** Epoch ms after which a hit starts a background reload (refresh-ahead: a busy token never stalls its callers). */
+  refreshAt: number;
 }
 
 export interface TokenCheckOptions {
@@ -34,6 +36,8 @@ export interface TokenCheckOptions {
   maxCachedTokens: number;
   clockToleranceS: number;
   now: () => number;
+  /** A background reload failed (e.g. Toolgate refused our credentials): the guard logs it and answers 503. */
+  onBackgroundError: (e: unknown) => void;
 }
 
 export class TokenChecks {
@@ -50,14 +54,20 @@ export class TokenChecks {
 
   /** Synchronous when the token's verdict is cached (the warm path does no await at all). */
   check(token: string): TokenVerdict | Promise<TokenVerdict> {
+    const now = this.opts.now();
     const hit = this.cache.get(token);
-    if (hit && hit.until > this.opts.now()) return hit.verdict;
-    if (hit) this.cache.delete(token);
-    let pending = this.inflight.get(token);
-    if (!pending) {
-      pending = this.load(token).finally(() => this.inflight.delete(token));
-      this.inflight.set(token, pending);
+    if (hit && hit.until > now) {
+      // Still within the bound: answer from memory; past half of it, reload in the background.
+      if (hit.refreshAt <= now && !this.inflight.has(token)) this.reload(token).catch(this.opts.onBackgroundError);
+      return hit.verdict;
     }
+    if (hit) this.cache.delete(token);
+    return this.inflight.get(token) ?? this.reload(token);
+  }
+
+  private reload(token: string): Promise<TokenVerdict> {
+    const pending = this.load(token).finally(() => this.inflight.delete(token));
+    this.inflight.set(token, pending);
     return pending;
   }
 
@@ -93,12 +103,13 @@ export class TokenChecks {
         }
       : { ok: false, description: "the token is not active (revoked, expired or its subject lost access)" };
     const until = Math.min(now + this.opts.introspectionCacheMs, (info.exp ?? exp) * 1000);
-    if (until > now) this.remember(token, { verdict, until });
+    if (until > now) this.remember(token, { verdict, until, refreshAt: now + (until - now) / 2 });
     return verdict;
   }
 
   private remember(token: string, entry: CacheEntry): void {
     // Bounded: when full, drop the oldest insertion (Map iteration order). Expired entries go on read.
+    this.cache.delete(token); // a reload moves the token to the newest position
     if (this.cache.size >= this.opts.maxCachedTokens) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(token, entry);
   }
