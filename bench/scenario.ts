@@ -16,6 +16,8 @@ export interface AutocannonRequest {
   /** Another server to load (e.g. an MCP server a scenario started); default: Toolgate. */
   origin?: string;
   method: "GET" | "POST" | "PUT";
+  /** Concurrent connections for this scenario (default BENCH_CONNECTIONS): few, to measure per-call latency rather than queueing. */
+  connections?: number;
   path: string;
   headers?: Record<string, string>;
   body?: string;

@@ -9,6 +9,8 @@ import type { BenchContext } from "./scenario";
 import { startSampleServer } from "../examples/sample-mcp-server/server";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+/** Per-call latency, not queueing: a handful of concurrent callers (the p50 of 50 connections on a server doing ~100 req/s is mostly waiting). */
+export const PER_CALL_CONNECTIONS = 4;
 export const CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_notes", arguments: {} } });
 export const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 

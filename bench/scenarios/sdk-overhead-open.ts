@@ -1,7 +1,7 @@
 // The reference of the SDK-overhead measurement: a tools/call (list_notes) against the sample MCP
 // server without toolgate/sdk (bench/sdk-pair.ts). Compared with scenarios/sdk-overhead.ts.
 import type { Scenario } from "../scenario";
-import { CALL, HEADERS, sdkPair, stopSdkPair } from "../sdk-pair";
+import { CALL, HEADERS, PER_CALL_CONNECTIONS, sdkPair, stopSdkPair } from "../sdk-pair";
 
 export const OPEN_MCP = "mcp tools/call, open server";
 
@@ -9,7 +9,7 @@ const scenario: Scenario = {
   name: OPEN_MCP,
   async setup(ctx) {
     const p = await sdkPair(ctx);
-    return { origin: p.open, method: "POST", path: "/mcp", headers: HEADERS, body: CALL };
+    return { origin: p.open, method: "POST", path: "/mcp", connections: PER_CALL_CONNECTIONS, headers: HEADERS, body: CALL };
   },
   teardown: stopSdkPair,
 };

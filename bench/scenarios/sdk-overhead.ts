@@ -3,7 +3,7 @@
 // verdict and the policy are in memory, so the guarded call adds a Map lookup, a policy decision
 // and the filtered tools handler. Target: guarded p50 ≤ 1.3 × open p50 (docs/benchmarks.md).
 import type { Scenario } from "../scenario";
-import { CALL, HEADERS, sdkPair, stopSdkPair } from "../sdk-pair";
+import { CALL, HEADERS, PER_CALL_CONNECTIONS, sdkPair, stopSdkPair } from "../sdk-pair";
 import { OPEN_MCP } from "./sdk-overhead-open";
 
 const scenario: Scenario = {
@@ -11,7 +11,7 @@ const scenario: Scenario = {
   overheadOf: { scenario: OPEN_MCP, maxP50Ratio: 1.3 },
   async setup(ctx) {
     const p = await sdkPair(ctx);
-    return { origin: p.guarded, method: "POST", path: "/mcp", headers: { ...HEADERS, authorization: `Bearer ${p.token}` }, body: CALL };
+    return { origin: p.guarded, method: "POST", path: "/mcp", connections: PER_CALL_CONNECTIONS, headers: { ...HEADERS, authorization: `Bearer ${p.token}` }, body: CALL };
   },
   teardown: stopSdkPair,
 };
