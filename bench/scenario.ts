@@ -15,6 +15,8 @@ export interface BenchContext {
 export interface AutocannonRequest {
   /** Another server to load (e.g. an MCP server a scenario started); default: Toolgate. */
   origin?: string;
+  /** With `origin`: the pid of the process serving it (CPU per request is sampled from it). */
+  originPid?: number;
   method: "GET" | "POST" | "PUT";
   /** Concurrent connections for this scenario (default BENCH_CONNECTIONS): few, to measure per-call latency rather than queueing. */
   connections?: number;

@@ -15,7 +15,7 @@ export const CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call"
 export const HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 let child: ChildProcess | undefined;
-let pair: Promise<{ open: string; guarded: string; token: string }> | undefined;
+let pair: Promise<{ open: string; guarded: string; token: string; pid: number | undefined }> | undefined;
 
 const freePort = () =>
   new Promise<number>((ok, fail) => {
@@ -73,7 +73,7 @@ export function sdkPair(ctx: BenchContext) {
       });
       child!.once("exit", (code) => fail(new Error(`bench/mcp-pair.ts exited (${code}): ${out}`)));
     });
-    return { ...urls, token };
+    return { ...urls, token, pid: child.pid };
   })();
   return pair;
 }

@@ -9,7 +9,7 @@ const scenario: Scenario = {
   name: OPEN_MCP,
   async setup(ctx) {
     const p = await sdkPair(ctx);
-    return { origin: p.open, method: "POST", path: "/mcp", connections: PER_CALL_CONNECTIONS, headers: HEADERS, body: CALL };
+    return { origin: p.open, originPid: p.pid, method: "POST", path: "/mcp", connections: PER_CALL_CONNECTIONS, headers: HEADERS, body: CALL };
   },
   teardown: stopSdkPair,
 };

@@ -11,7 +11,7 @@ const scenario: Scenario = {
   overheadOf: { scenario: OPEN_MCP, maxP50Ratio: 1.3 },
   async setup(ctx) {
     const p = await sdkPair(ctx);
-    return { origin: p.guarded, method: "POST", path: "/mcp", connections: PER_CALL_CONNECTIONS, headers: { ...HEADERS, authorization: `Bearer ${p.token}` }, body: CALL };
+    return { origin: p.guarded, originPid: p.pid, method: "POST", path: "/mcp", connections: PER_CALL_CONNECTIONS, headers: { ...HEADERS, authorization: `Bearer ${p.token}` }, body: CALL };
   },
   teardown: stopSdkPair,
 };

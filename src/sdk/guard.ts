@@ -11,7 +11,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CredentialsRefused, ToolgateApi, type PolicyDocument } from "./toolgate-api";
+import { CredentialsRefused, ManifestRejected, ToolgateApi, type PolicyDocument } from "./toolgate-api";
 import { TokenChecks, type Caller } from "./token-checks";
 import { decideTool, policyScopes } from "./tool-policy";
 import { bearerChallenge, metadataPaths, metadataUrl, type ProtectedResourceMetadata } from "./protected-resource";
@@ -120,6 +120,8 @@ class Guard implements ToolgateGuard {
   /** Set while Toolgate refuses our credentials: every caller gets 503. */
   private refused: CredentialsRefused | undefined;
   private unreachableLogged = false;
+  /** The inventory has not reached Toolgate yet (start, or Toolgate was down then). */
+  private manifestPending = false;
 
   constructor(private readonly opts: ToolgateGuardOptions) {
     const url = new URL(opts.resource);
@@ -145,7 +147,7 @@ class Guard implements ToolgateGuard {
 
   async start(): Promise<void> {
     this.inventory = await readInventory(this.opts.createServer);
-    await this.guarded(() => this.api.pushManifest(manifestOf(this.inventory), SDK_VERSION));
+    this.manifestPending = true;
     await this.refreshPolicy();
     if (this.refreshMs > 0) {
       this.timer = setInterval(() => void this.refreshPolicy(), this.refreshMs);
@@ -175,6 +177,17 @@ class Guard implements ToolgateGuard {
 
   refreshPolicy(): Promise<void> {
     this.refreshing ??= this.guarded(async () => {
+      // The manifest first (it may change the policy); retried at every refresh until Toolgate takes it.
+      if (this.manifestPending) {
+        try {
+          await this.api.pushManifest(manifestOf(this.inventory), SDK_VERSION);
+          this.manifestPending = false;
+        } catch (e) {
+          if (!(e instanceof ManifestRejected)) throw e;
+          this.manifestPending = false;
+          this.log.error(e.message);
+        }
+      }
       const fetched = await this.api.policy(this.etag);
       if (fetched) {
         this.policy = fetched.document;
