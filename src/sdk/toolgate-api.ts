@@ -13,7 +13,7 @@ export class CredentialsRefused extends Error {
   }
 }
 
-/** Toolgate answered the manifest push with an error status (e.g. 400: an invalid tool list); retrying the same push cannot help. */
+/** Toolgate answered the manifest push with a 4xx (e.g. 400: an invalid tool list); retrying the same push cannot help. */
 export class ManifestRejected extends Error {}
 
 export interface PolicyDocument {
@@ -89,6 +89,7 @@ export class ToolgateApi {
       body: JSON.stringify({ tools, sdk_version: sdkVersion }),
     });
     if (res.status === 401) throw new CredentialsRefused("sdk-manifest");
+    if (res.status >= 500) throw new Error(`sdk-manifest answered ${res.status}`); // transient: pushed again at the next refresh
     if (!res.ok) throw new ManifestRejected(`Toolgate rejected this server's tool manifest (sdk-manifest answered ${res.status}): ${(await res.text()).slice(0, 500)}`);
     await res.body?.cancel();
   }
