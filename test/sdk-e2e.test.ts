@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2, UnauthorizedError as UnauthorizedErrorV2, type OAuthClientProvider as ProviderV2 } from "@modelcontextprotocol/client";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { startSampleServer, type SampleServer } from "../examples/sample-mcp-server/server";
 import { AppProvider, readySample, signInInBrowser, within } from "./helpers/sdk-flow";
@@ -89,8 +90,8 @@ async function connect(provider: AppProvider): Promise<Client> {
 
 /** The user signs in at the URL the SDK asked the app to open; the app hands the code back to the SDK. */
 async function finishSignIn(provider: AppProvider): Promise<void> {
-  const code = await signInInBrowser(h, provider.authorizationUrl!, USER.email, USER.password);
-  await new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }).finishAuth(code);
+  const callback = await signInInBrowser(h, provider.authorizationUrl!, USER.email, USER.password);
+  await new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }).finishAuth(callback.searchParams.get("code")!);
 }
 
 const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name).sort();
@@ -141,6 +142,36 @@ describe("toolgate/sdk with the official MCP client", () => {
     const stepped = await connect(provider);
     expect(text(await stepped.callTool({ name: "create_note", arguments: { title: "t", body: "b" } }))).toBe("saved t");
     expect(await names(stepped)).toEqual(["create_note", "delete_note", "list_notes", "read_note", "server_time"]);
+    await stepped.close();
+  });
+
+  it("a v2 client holding a refresh token steps up too (it re-authorizes with the union of scopes)", async () => {
+    // The client an operator gets by default: authorization_code + refresh_token.
+    const app = await h.admin("POST", `/svc/resource-servers/${rs.id}/clients`, { client_name: "Notes v2", kind: "human_app", redirect_uris: [REDIRECT], allowed_scopes: ["notes:read", "notes:write"] });
+    expect(app.status, app.text).toBe(201);
+    const provider = new AppProvider(REDIRECT, { client_id: app.body.client_id, client_secret: app.body.client_secret });
+    const v2 = provider as unknown as ProviderV2;
+    const open = async () => {
+      const c = new ClientV2({ name: "notes-v2", version: "1.0.0" });
+      await c.connect(new TransportV2(new URL(mcpUrl), { authProvider: v2 }));
+      return c;
+    };
+    const signIn = async () => {
+      // v2 checks the callback's iss (RFC 9207) before redeeming the code.
+      const callback = await signInInBrowser(h, provider.authorizationUrl!, USER.email, USER.password);
+      await new TransportV2(new URL(mcpUrl), { authProvider: v2 }).finishAuth(callback.searchParams);
+    };
+    await expect(open()).rejects.toBeInstanceOf(UnauthorizedErrorV2);
+    await signIn();
+    expect(provider.tokens()?.refresh_token).toBeTruthy();
+    const c = await open();
+    expect(await names(c as unknown as Client)).toEqual(["list_notes", "read_note", "server_time"]);
+    await expect(c.callTool({ name: "create_note", arguments: { title: "v2", body: "b" } })).rejects.toBeInstanceOf(UnauthorizedErrorV2);
+    expect(provider.authorizationUrl!.searchParams.get("scope")?.split(" ").sort()).toEqual(["notes:read", "notes:write"]);
+    await c.close();
+    await signIn();
+    const stepped = await open();
+    expect(text(await stepped.callTool({ name: "create_note", arguments: { title: "v2", body: "b" } }))).toBe("saved v2");
     await stepped.close();
   });
 

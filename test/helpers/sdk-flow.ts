@@ -84,8 +84,8 @@ export class AppProvider implements OAuthClientProvider {
   }
 }
 
-/** The user in the browser: opens the authorization URL on Toolgate, signs in, allows; resolves to the code. */
-export async function signInInBrowser(h: Harness, authorizationUrl: URL, email: string, password: string): Promise<string> {
+/** The user in the browser: opens the authorization URL on Toolgate, signs in, allows; resolves to the callback URL (code, state, iss). */
+export async function signInInBrowser(h: Harness, authorizationUrl: URL, email: string, password: string): Promise<URL> {
   const b = browser(h.url, h.url);
   const login = await b.open(authorizationUrl);
   expect(login.status, login.html).toBe(200);
@@ -94,7 +94,7 @@ export async function signInInBrowser(h: Harness, authorizationUrl: URL, email: 
   const done = await b.submit(consent, { decision: "allow" });
   const code = done.location?.searchParams.get("code");
   if (done.status !== 302 || !code) throw new Error(`no code: ${done.status} ${done.location ?? done.html}`);
-  return code;
+  return done.location!;
 }
 
 /** Polls `probe` until it returns true or `boundMs` passes; resolves to the elapsed time (ms). */
