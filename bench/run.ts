@@ -162,7 +162,7 @@ const median = (xs: number[]): number => {
 
 async function measure(url: string, req: AutocannonRequest, duration: number, serverPid?: number): Promise<Slice> {
   const cpu0 = serverCpuUs(serverPid);
-  const r = await autocannon({ url: url + req.path, method: req.method, headers: req.headers, body: req.body, connections: CONNECTIONS, duration });
+  const r = await autocannon({ url: (req.origin ?? url) + req.path, method: req.method, headers: req.headers, body: req.body, connections: req.connections ?? CONNECTIONS, duration });
   const cpu1 = serverCpuUs(serverPid);
   return {
     cpuUs: cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined,
@@ -250,13 +250,14 @@ async function main(): Promise<void> {
     for (const [i, s] of scenarios.entries()) {
       const req = requests[i]!;
       // One request by hand first: a scenario that does not answer 2xx is a bug, not a figure.
-      const probe = await fetch(server.url + req.path, { method: req.method, headers: req.headers, body: req.body });
+      const probe = await fetch((req.origin ?? server.url) + req.path, { method: req.method, headers: req.headers, body: req.body });
       if (!probe.ok) throw new Error(`${s.name}: ${req.method} ${req.path} answered ${probe.status} ${await probe.text()}`);
       await measure(server.url, req, WARMUP); // JIT warm-up, not measured
     }
     const slices: Slice[][] = scenarios.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i] of scenarios.entries()) slices[i]!.push(await measure(server.url, requests[i]!, SLICE_S, pid));
+      // A scenario that loads another server (origin) samples that server's CPU, not Toolgate's.
+      for (const [i] of scenarios.entries()) slices[i]!.push(await measure(server.url, requests[i]!, SLICE_S, requests[i]!.origin ? serverProgramPid(requests[i]!.originPid) : pid));
       process.stdout.write(`  round ${round + 1}/${ROUNDS}: ${scenarios.map((s, i) => `${s.name} ${slices[i]![round]!.rps.toFixed(0)}`).join(", ")} req/s\n`);
     }
     for (const [i, s] of scenarios.entries()) {
@@ -276,13 +277,33 @@ async function main(): Promise<void> {
     }
     const rss = serverRssMb(pid);
     console.log("");
-    const ok = printTable(rows);
+    let ok = printTable(rows);
+    ok = printOverheads(scenarios, slices) && ok;
     if (rss !== undefined) console.log(`\nserver RSS after the run: ${rss} MB`);
     console.log("ratio: median per-round req/s ratio to the baseline (the target applies to it); cpu ratio: baseline CPU/request ÷ this CPU/request");
     process.exitCode = ok ? 0 : 1;
   } finally {
+    for (const s of scenarios) await s.teardown?.().catch(() => undefined);
     await server.stop();
   }
+}
+
+/** Scenarios measured against another one of the same run (overheadOf): median per-round p50 ratio. */
+function printOverheads(scenarios: Scenario[], slices: Slice[][]): boolean {
+  let ok = true;
+  for (const [i, s] of scenarios.entries()) {
+    if (!s.overheadOf) continue;
+    const j = scenarios.findIndex((x) => x.name === s.overheadOf!.scenario);
+    if (j < 0) throw new Error(`${s.name}: overheadOf names no scenario ${s.overheadOf.scenario}`);
+    const ratio = median(slices[i]!.map((x, round) => x.p50 / slices[j]![round]!.p50));
+    const pass = ratio <= s.overheadOf.maxP50Ratio;
+    ok &&= pass;
+    const cpu = (k: number) => slices[k]!.every((x) => x.cpuUs !== undefined) ? slices[k]!.reduce((a, x) => a + x.cpuUs!, 0) / slices[k]!.reduce((a, x) => a + x.total, 0) : undefined;
+    const [mine, theirs] = [cpu(i), cpu(j)];
+    const cpuText = mine !== undefined && theirs !== undefined ? `; CPU per call ${mine.toFixed(0)} vs ${theirs.toFixed(0)} µs (ratio ${(mine / theirs).toFixed(2)})` : "";
+    console.log(`\n${s.name} vs ${s.overheadOf.scenario}: p50 ratio ${ratio.toFixed(2)} (target <= ${s.overheadOf.maxP50Ratio.toFixed(2)}): ${pass ? "pass" : "FAIL"}${cpuText}`);
+  }
+  return ok;
 }
 
 // `npm run bench -- scale [options]`: the scale benchmark (bench/scale.ts); anything else as above.

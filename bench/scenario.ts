@@ -13,7 +13,13 @@ export interface BenchContext {
 }
 
 export interface AutocannonRequest {
+  /** Another server to load (e.g. an MCP server a scenario started); default: Toolgate. */
+  origin?: string;
+  /** With `origin`: the pid of the process serving it (CPU per request is sampled from it). */
+  originPid?: number;
   method: "GET" | "POST" | "PUT";
+  /** Concurrent connections for this scenario (default BENCH_CONNECTIONS): few, to measure per-call latency rather than queueing. */
+  connections?: number;
   path: string;
   headers?: Record<string, string>;
   body?: string;
@@ -25,6 +31,10 @@ export interface Scenario {
   setup(ctx: BenchContext): Promise<AutocannonRequest>;
   /** Target as a fraction of the baseline's req/s, printed next to the measured ratio. */
   target?: number;
+  /** Latency overhead against another scenario of the same run: median per-round p50 ratio, at most `maxP50Ratio`. */
+  overheadOf?: { scenario: string; maxP50Ratio: number };
+  /** Stops what setup started (called once per scenario after the run, also on failure). */
+  teardown?(): Promise<void>;
 }
 
 /** Logs the bench's owner in and wraps the admin API for a scenario's set-up. */

@@ -69,7 +69,7 @@ const envSchema = z
         .optional(),
     ),
     // GET /metrics (Prometheus) answers only with this bearer token; unset = /metrics is off (404).
-    // docs/decisions/0019-metrics-endpoint.md.
+    // docs/decisions/0021-metrics-endpoint.md.
     TOOLGATE_METRICS_TOKEN: optionalString.pipe(
       z
         .string()

@@ -91,4 +91,19 @@ describe("architecture", () => {
     }
     expect(offences).toEqual([]);
   });
+  it("toolgate/sdk depends on nothing of Toolgate's server: only its own files, node:, jose and the official MCP SDK", () => {
+    const offences: string[] = [];
+    const allowed = /^(node:|jose$|@modelcontextprotocol\/sdk\/)/;
+    for (const { path, text } of sources.filter((s) => s.path.startsWith("sdk/"))) {
+      for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+        const spec = (m[1] ?? m[2])!;
+        if (spec.startsWith(".")) {
+          const target = normalize(join(dirname(path), spec));
+          if (!target.startsWith("sdk/")) offences.push(`${path}: imports ${spec} (outside src/sdk)`);
+        } else if (!allowed.test(spec)) offences.push(`${path}: imports the package ${spec}`);
+      }
+    }
+    expect(sources.some((s) => s.path === "sdk/index.ts")).toBe(true);
+    expect(offences).toEqual([]);
+  });
 });

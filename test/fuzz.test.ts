@@ -192,6 +192,7 @@ function sampleBody(r: Route): Record<string, unknown> | undefined {
     "POST /svc/resource-servers/:id/tools/:tool_id/public": () => ({ confirm: fx.tool_name, is_public: false }),
     "POST /svc/resource-servers/:id/scopes": () => ({ id: "fz:scope", name: "Fz", description: "d" }),
     "POST /svc/resource-servers/:id/clients": () => ({ client_name: "fz", redirect_uris: ["https://fz.example.test/cb"], kind: "human_app", description: "d", allowed_scopes: ["files:read"], token_lifetime: 600 }),
+    "POST /svc/resource-servers/:id/clients/:client_id/rotate-secret": () => ({ grace_seconds: 60 }),
     "PATCH /svc/resource-servers/:id/clients/:client_id": () => ({ client_name: "fz", description: "d", redirect_uris: ["https://fz.example.test/cb"], allowed_scopes: ["files:read"] }),
     "POST /svc/clientms/clients": () => ({ client_name: "fz", client_type: "m2m", description: "d", resource_server_id: fx.id }),
     "POST /uflow/v2/tenants/:tenant_id/memberships": () => ({ user_id: fx.user_id, membership_type: "member", status: "active", source: "api", external_id: "ext" }),

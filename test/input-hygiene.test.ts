@@ -44,6 +44,7 @@ describe("path parameters", () => {
       ["DELETE", ""],
       ["POST", "/revoke"],
       ["PUT", "/approve-redirects"],
+      ["POST", "/rotate-secret"],
     ] as const) {
       const r = await h.request(method, `/svc/resource-servers/${server.id}/clients/a%00b${suffix}`, { token: h.adminToken, json: method === "PATCH" ? { client_name: "x" } : undefined });
       expect([method, suffix, r.status, r.body]).toEqual([method, suffix, 400, { error: `client_id: ${UNSTORABLE}` }]);

@@ -9,6 +9,7 @@ import pg from "pg";
 import * as oauth from "oauth4webapi";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { runCli, startServerProcess, type RunningServer } from "./helpers/process";
+import { eventually } from "./helpers/eventually";
 import { clientCredentials, createClient, createServer, discover, insecure, type ClientFixture } from "./helpers/oauth-fixtures";
 import { readyServer, type ReadyServer } from "./helpers/lifecycle-flow";
 import { createTestDatabase, type TestDatabase } from "./helpers/database";
@@ -20,16 +21,6 @@ import { createLogger } from "../src/shared/logger";
 vi.setConfig({ testTimeout: 120_000 });
 
 const onPostgres = !!process.env.TEST_DATABASE_URL;
-
-/** Polls `check` until it holds (bounded): how a test waits for another process, never a fixed sleep. */
-async function eventually(check: () => Promise<boolean>, what: string, withinMs = 5_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function basic(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`;

@@ -65,7 +65,7 @@ describe("docs/lifecycle.md walk-through", () => {
     // Restart behind Toolgate: the manifest is pushed on start.
     await open.close();
     // Same port, so the registered resource_url (the tokens' audience) still names it.
-    const guarded = await startSampleServer({ port: Number(new URL(open.url).port), guard: { toolgateUrl: h.url, rsId: rs.id, secret: rs.secret, refreshMs: 0 } });
+    const guarded = await startSampleServer({ port: Number(new URL(open.url).port), toolgate: { issuer: h.url, resourceServerId: rs.id, introspectionSecret: rs.secret, policyRefreshMs: 0 } });
     running.push(guarded);
     expect((await admin("GET", "/sdk-manifest-status")).body).toMatchObject({ pushed: true, valid: true, tool_count: 5, warnings: [] });
 

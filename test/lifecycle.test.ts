@@ -261,6 +261,7 @@ describe("workspace isolation of every lifecycle endpoint", () => {
       ["GET", "/sdk-manifest-status"],
       ["GET", "/drift-events"],
       ["PUT", "/clients/some-client/approve-redirects"],
+      ["POST", "/clients/some-client/rotate-secret", { grace_seconds: 60 }],
     ];
     for (const [m, p, json] of requests) {
       const r = await as(m, p, json);

@@ -65,7 +65,7 @@ describe("sdk-policy document", () => {
   it("before activation: empty matrix, policy_complete false with a reason (deny everything)", async () => {
     const rs = await register(h, mcp.url);
     const r = await policy(rs.id, rs.secret);
-    expect(r.body).toEqual({ rs_id: rs.id, state: "pending_scan", generation: 0, policy_complete: false, reason: expect.stringMatching(/not activated yet \(state pending_scan\)/), scope_matrix: {}, drift_events: [] });
+    expect(r.body).toEqual({ rs_id: rs.id, state: "pending_scan", generation: 0, policy_complete: false, reason: expect.stringMatching(/not activated yet \(state pending_scan\)/), scope_matrix: {}, definition_hashes: {}, drift_events: [] });
     await rescan(h, rs.id);
     await admin(rs.id, "POST", "/scopes", { id: "files:read", name: "Read" });
     await admin(rs.id, "PUT", "/tool-scope-map", { mappings: [{ tool_name: "read_file", scope_ids: ["files:read"] }] });
@@ -89,8 +89,13 @@ describe("sdk-policy document", () => {
       generation: 1,
       policy_complete: true,
       scope_matrix: { delete_file: ["files:write"], list_dir: [], read_file: ["files:read"], write_file: ["files:write"] },
+      // The pins of the mapped tools as scanned (catalog/definition-pins.ts); the manual tool has none.
+      definition_hashes: Object.fromEntries(
+        list.filter((t: { tool_name: string }) => t.tool_name !== "unmapped_manual").map((t: { tool_name: string; definition_hash: string }) => [t.tool_name, t.definition_hash]),
+      ),
       drift_events: [],
     });
+    expect(Object.keys(r.body.definition_hashes)).toEqual(["delete_file", "list_dir", "read_file", "write_file"]);
   });
 
   it("answers 304 to a matching If-None-Match (strong, weak, lists, *) and 200 with a new ETag after a change", async () => {

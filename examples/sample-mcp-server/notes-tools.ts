@@ -1,7 +1,7 @@
 // The sample MCP server's tools: a tiny in-memory notes app. Five tools so the walk-through has
 // something to map: two that read, two that write, one harmless enough to make public.
 import { z } from "zod";
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 
 export interface NoteStore {
   notes: Map<string, string>;
@@ -35,4 +35,11 @@ export function registerNoteTools(server: McpServer, store: NoteStore): void {
     text(store.notes.delete(title) ? `deleted ${title}` : `no note called ${title}`),
   );
   server.registerTool("server_time", { ...meta("server_time") }, async () => text(new Date().toISOString()));
+}
+
+/** The notes server: a fresh McpServer over one shared store (the SDK builds one per request). */
+export function buildNotesServer(store: NoteStore): McpServer {
+  const server = new McpServer({ name: "toolgate-sample-notes", version: "1.0.0" });
+  registerNoteTools(server, store);
+  return server;
 }

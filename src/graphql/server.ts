@@ -86,7 +86,7 @@ query Cockpit {
 
 /**
  * Every answer of the endpoint is per-user (admin JWT) and mutation payloads carry one-time secrets
- * (registerResourceServer, rotateIntrospectionSecret, preRegisterClient): no browser or proxy
+ * (registerResourceServer, rotateIntrospectionSecret, preRegisterClient, rotateClientSecret): no browser or proxy
  * cache may keep any of them (RFC 9111 §5.2.2.5), errors and the GraphiQL page included.
  */
 export function useNoStore(): Plugin {

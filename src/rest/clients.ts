@@ -7,6 +7,7 @@
 //   POST   /svc/resource-servers/:id/clients/:client_id/revoke    revoke (200, the revoked client)
 //   DELETE /svc/resource-servers/:id/clients/:client_id           revoke (204); the record is kept
 //   PUT    /svc/resource-servers/:id/clients/:client_id/approve-redirects  apply a staged redirect-URI change
+//   POST   /svc/resource-servers/:id/clients/:client_id/rotate-secret  new secret (once), {grace_seconds?}
 //   POST   /svc/clientms/clients                                  dashboard registration form
 import { Router } from "express";
 import { z } from "zod";
@@ -15,6 +16,7 @@ import {
   createClientSchema,
   dashboardClientSchema,
   listClientsQuerySchema,
+  rotateSecretSchema,
   updateClientSchema,
   type ClientService,
 } from "../modules/clients";
@@ -45,6 +47,11 @@ export function clientsRouter(clients: ClientService): Router {
   r.put("/svc/resource-servers/:id/clients/:client_id/approve-redirects", async (req, res) => {
     const { id, client_id } = parseWith(clientParams, req.params);
     res.json(await clients.approveRedirects(actorOf(res), id, client_id));
+  });
+  r.post("/svc/resource-servers/:id/clients/:client_id/rotate-secret", async (req, res) => {
+    const { id, client_id } = parseWith(clientParams, req.params);
+    const input = parseWith(rotateSecretSchema, req.body);
+    res.set("Cache-Control", "no-store").json(await clients.rotateSecret(actorOf(res), id, client_id, input));
   });
   r.post("/svc/resource-servers/:id/clients/:client_id/revoke", async (req, res) => {
     const { id, client_id } = parseWith(clientParams, req.params);

@@ -42,6 +42,10 @@ export function toolsScopesRouter(l: ResourceServerLifecycle): Router {
     const { id, tool_id } = parseWith(toolParams, req.params);
     res.json(await l.catalog.setPublic(actorOf(res), id, tool_id, parseWith(markPublicSchema, req.body)));
   });
+  r.post(`${base}/tools/:tool_id/approve-definition`, async (req, res) => {
+    const { id, tool_id } = parseWith(toolParams, req.params);
+    res.json(await l.catalog.approveDefinition(actorOf(res), id, tool_id));
+  });
   r.get(`${base}/scopes`, async (req, res) => {
     const { id } = parseWith(idParams, req.params);
     res.json(await l.catalog.listScopes(actorOf(res), id, parseWith(listScopesQuery, req.query, "query")));

@@ -1,6 +1,8 @@
-// Pre-registration of a client on a resource server (registration_mode "prereg"): the same
-// service method as POST /svc/resource-servers/:id/clients. The secret is in the payload only.
-import { createClientSchema } from "../../modules/clients";
+// Mutations of a resource server's clients, each the same service method as its REST route:
+//   preRegisterClient       POST /svc/resource-servers/:id/clients (the secret is in the payload only)
+//   rotateClientSecret      POST .../clients/:client_id/rotate-secret (the new secret in the payload only)
+//   approveClientRedirects  PUT  .../clients/:client_id/approve-redirects
+import { clientIdParamSchema, createClientSchema, secretGraceSchema } from "../../modules/clients";
 import { builder } from "../builder";
 import { idSchema, parseArg, toWire } from "../validation";
 import { ClientKindEnum } from "./enums";
@@ -20,13 +22,7 @@ const PreRegisterClientInput = builder.inputType("PreRegisterClientInput", {
 const PreRegisterClientPayload = builder.objectRef<{ clientId: string; secret: string }>("PreRegisterClientPayload").implement({
   fields: (t) => ({
     clientId: t.exposeString("clientId", { description: "The OAuth client_id." }),
-    clientSecret: t.exposeString("secret", { description: "Shown only here; store it now. A lost secret must be replaced." }),
-    client: t.prismaField({
-      type: "Client",
-      // Read with the operation's selection; the service has just written it in this workspace.
-      resolve: (query, parent, _args, ctx) =>
-        ctx.reads.client.findFirstOrThrow({ ...query, where: { clientId: parent.clientId } }),
-    }),
+    clientSecret: t.exposeString("secret", { description: "Shown only here; store it now. A lost secret is replaced with rotateClientSecret." }),
   }),
 });
 
@@ -45,3 +41,69 @@ builder.mutationField("preRegisterClient", (t) =>
     },
   }),
 );
+
+const RotateClientSecretPayload = builder
+  .objectRef<{ clientId: string; secret: string; rotatedAt: Date; previousSecretExpiresAt: Date | null }>("RotateClientSecretPayload")
+  .implement({
+    fields: (t) => ({
+      clientSecret: t.exposeString("secret", { description: "The new secret, shown only here; store it now." }),
+      rotatedAt: t.expose("rotatedAt", { type: "DateTime" }),
+      previousSecretExpiresAt: t.expose("previousSecretExpiresAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "Until when the old secret is still accepted (graceSeconds); null: it was refused from the rotation on.",
+      }),
+    }),
+  });
+
+const ApproveClientRedirectsPayload = builder.objectRef<{ clientId: string; previousRedirectUris: string[] }>("ApproveClientRedirectsPayload").implement({
+  fields: (t) => ({
+    previousRedirectUris: t.exposeStringList("previousRedirectUris", { description: "The redirect URIs the approved staged list replaced." }),
+  }),
+});
+
+// The client a payload names, read with the operation's selection (the service has just written it in this workspace).
+for (const payload of [PreRegisterClientPayload, RotateClientSecretPayload, ApproveClientRedirectsPayload] as const) {
+  builder.objectField(payload, "client", (t) =>
+    t.prismaField({
+      type: "Client",
+      resolve: (query, parent, _args, ctx) => ctx.reads.client.findFirstOrThrow({ ...query, where: { clientId: parent.clientId } }),
+    }),
+  );
+}
+
+builder.mutationFields((t) => ({
+  rotateClientSecret: t.field({
+    type: RotateClientSecretPayload,
+    args: {
+      resourceServerId: t.arg.id({ required: true }),
+      clientId: t.arg.string({ required: true }),
+      graceSeconds: t.arg.int({ required: false, description: "0..86400: how long the old secret stays valid (default 0: refused at once)." }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const resourceServerId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
+      const clientId = parseArg(clientIdParamSchema, args.clientId, "clientId");
+      const graceSeconds = parseArg(secretGraceSchema, args.graceSeconds ?? undefined, "graceSeconds");
+      const r = await ctx.services.clients.rotateSecret(ctx.actor, resourceServerId, clientId, { grace_seconds: graceSeconds });
+      return {
+        clientId: r.client_id,
+        secret: r.client_secret,
+        rotatedAt: new Date(r.rotated_at),
+        previousSecretExpiresAt: r.previous_secret_expires_at === null ? null : new Date(r.previous_secret_expires_at),
+      };
+    },
+  }),
+  approveClientRedirects: t.field({
+    type: ApproveClientRedirectsPayload,
+    args: {
+      resourceServerId: t.arg.id({ required: true }),
+      clientId: t.arg.string({ required: true }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const resourceServerId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
+      const clientId = parseArg(clientIdParamSchema, args.clientId, "clientId");
+      const r = await ctx.services.clients.approveRedirects(ctx.actor, resourceServerId, clientId);
+      return { clientId: r.client_id, previousRedirectUris: r.previous_redirect_uris };
+    },
+  }),
+}));

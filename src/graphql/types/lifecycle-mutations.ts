@@ -130,6 +130,17 @@ builder.mutationFields((t) => ({
       return ctx.reads.tool.findFirstOrThrow({ ...query, where: { id: toolId } });
     },
   }),
+  approveToolDefinition: t.prismaField({
+    type: "Tool",
+    description: "POST .../tools/:tool_id/approve-definition: pins the definition last reported by a scan or manifest; the SDK allows the tool again.",
+    args: { resourceServerId: t.arg.id({ required: true }), toolId: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      const rsId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
+      const toolId = parseArg(idSchema, args.toolId, "toolId");
+      await ctx.services.lifecycle.catalog.approveDefinition(ctx.actor, rsId, toolId);
+      return ctx.reads.tool.findFirstOrThrow({ ...query, where: { id: toolId } });
+    },
+  }),
   setToolScopes: t.prismaField({
     type: "ResourceServer",
     description: "PUT .../tool-scope-map: bulk, all-or-nothing. After activation removed mappings record tool_unmapped events.",

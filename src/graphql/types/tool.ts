@@ -26,6 +26,8 @@ export const ToolRef = builder.prismaObject("Tool", {
     isPublic: t.exposeBoolean("isPublic", { description: "Public tools need no scope (matrix entry [])." }),
     stale: t.exposeBoolean("stale", { description: "Seen by an earlier scan but not by the newest one (kept, with its mappings)." }),
     lastSeenGeneration: t.exposeInt("lastSeenGeneration", { description: "Scan generation in which the tool was last listed (0: never by a scan)." }),
+    definitionHash: t.exposeString("approvedDefinitionHash", { nullable: true, description: "definition_hash: the pinned (approved) definition; the SDK denies the tool while its live definition differs." }),
+    liveDefinitionHash: t.exposeString("liveDefinitionHash", { nullable: true, description: "live_definition_hash: the definition as last reported by a scan or manifest." }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     cursor: t.string({ description: `${CURSOR_DESCRIPTION} (ResourceServer.tools)`, select: { name: true }, resolve: (tool) => TOOL_LIST.cursorAfter(tool) }),

@@ -20,9 +20,10 @@ import {
   type CreateClientInput,
   type DashboardClientInput,
   type ListClientsQuery,
+  type RotateSecretInput,
   type UpdateClientInput,
 } from "./schemas";
-import { toClientView, type ClientView, type CreatedClientView } from "./views";
+import { toClientView, type ClientView, type CreatedClientView, type RotatedSecretView } from "./views";
 
 /**
  * Client secrets are 256-bit random strings, shown once, stored as a peppered hash
@@ -50,7 +51,7 @@ export class ClientService {
   /** Pre-registration (registration_mode "prereg"). The answer is the only place the secret appears. */
   async create(actor: Actor, resourceServerId: string, input: CreateClientInput): Promise<CreatedClientView> {
     assertCanWrite(actor);
-    const secret = this.ids.token(SECRET_BYTES);
+    const { secret, secretHash } = this.newSecret();
     const now = this.clock.now();
     const row = await this.db.$transaction(async (tx) => {
       const server = await this.servers.findLive(tx, actor, resourceServerId);
@@ -69,7 +70,7 @@ export class ClientService {
           kind: input.kind,
           registrationMode: "prereg",
           status: "approved",
-          secretHash: hashSecret(this.pepper, secret),
+          secretHash,
           tokenEndpointAuthMethod: "client_secret_basic",
           redirectUris: input.redirect_uris,
           grantTypes: input.grant_types ?? defaultGrantTypes(input.kind),
@@ -155,6 +156,48 @@ export class ClientService {
   }
 
   /**
+   * Replaces the client's secret; the new one is in the answer and nowhere else. With
+   * `grace_seconds` > 0 the old secret stays valid until then (a zero-downtime roll-over: deploy
+   * the new secret, then let the old one lapse); otherwise it is refused from the commit on. Only
+   * the secret replaced now keeps a grace: a rotation during a grace ends the older one at once.
+   * The row write drops the client's cache entry on every instance (the unit of work), and each
+   * instance then checks the grace expiry against its own clock per request.
+   */
+  async rotateSecret(actor: Actor, resourceServerId: string, clientId: string, input: RotateSecretInput): Promise<RotatedSecretView> {
+    assertCanWrite(actor);
+    const { secret, secretHash } = this.newSecret();
+    const graceSeconds = input.grace_seconds ?? 0;
+    const row = await this.db.$transaction(async (tx) => {
+      const current = await this.find(tx, actor, resourceServerId, clientId);
+      if (current.status === "revoked") throw conflict("client is revoked");
+      if (current.secretHash === null) throw conflict("client is public (token_endpoint_auth_method none): it has no secret to rotate");
+      const now = this.clock.now();
+      const graced = graceSeconds > 0;
+      // Compare-and-set on the secret read above: of two rotations racing from the same secret, one
+      // wins and the other changes nothing (409), so no answered secret is silently lost and the
+      // graced previous secret is always the one the winner replaced.
+      const won = await tx.client.updateMany({
+        where: { id: current.id, secretHash: current.secretHash },
+        data: {
+          secretHash,
+          previousSecretHash: graced ? current.secretHash : null,
+          previousSecretExpiresAt: graced ? new Date(now.getTime() + graceSeconds * 1000) : null,
+          updatedAt: now,
+        },
+      });
+      if (won.count === 0) throw conflict("the client's secret was rotated by another request at the same time; nothing changed, rotate again");
+      return tx.client.findUniqueOrThrow({ where: { id: current.id } });
+    });
+    return {
+      ...toClientView(row),
+      client_secret: secret,
+      client_secret_expires_at: 0,
+      rotated_at: row.updatedAt.toISOString(),
+      previous_secret_expires_at: row.previousSecretExpiresAt?.toISOString() ?? null,
+    };
+  }
+
+  /**
    * Approves a client's staged redirect-URI change (CIMD: when a client's metadata document lists
    * new redirect URIs, the change waits in stagedRedirectUris until an administrator of the
    * workspace approves it). Applies the staged list and clears it.
@@ -185,6 +228,12 @@ export class ClientService {
     for (const r of touched) {
       await tx.client.update({ where: { id: r.id }, data: { allowedScopes: (r.allowedScopes as string[]).filter((s) => s !== scopeKey) } });
     }
+  }
+
+  /** A fresh secret and the hash that is stored instead of it. */
+  private newSecret(): { secret: string; secretHash: string } {
+    const secret = this.ids.token(SECRET_BYTES);
+    return { secret, secretHash: hashSecret(this.pepper, secret) };
   }
 
   /** The client of this workspace registered against this live server, or 404. */

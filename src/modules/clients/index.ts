@@ -11,6 +11,9 @@ export {
   createClientSchema,
   dashboardClientSchema,
   updateClientSchema,
+  rotateSecretSchema,
+  secretGraceSchema,
+  SECRET_GRACE,
   listClientsQuerySchema,
   CLIENT_LIST,
   clientIdParamSchema,
@@ -20,7 +23,8 @@ export {
   type CreateClientInput,
   type DashboardClientInput,
   type UpdateClientInput,
+  type RotateSecretInput,
   type ListClientsQuery,
 } from "./schemas";
-export { toClientView, type ClientView, type CreatedClientView } from "./views";
+export { toClientView, type ClientView, type CreatedClientView, type RotatedSecretView } from "./views";
 export { findClientForSignIn, type ClientForSignIn } from "./sign-in-lookup";

@@ -7,7 +7,8 @@
 import type { Db } from "../../storage";
 import type { CacheFactory } from "../../storage/cache-factory";
 import type { EntryCache } from "../../shared/entry-cache";
-import { verifySecret } from "../../shared/crypto";
+import { hashSecret, safeEqual } from "../../shared/crypto";
+import type { Clock } from "../../shared/clock";
 import type { ClientStatus } from "./schemas";
 
 export interface RegisteredClient {
@@ -20,6 +21,9 @@ export interface RegisteredClient {
   status: ClientStatus;
   /** null for public clients (no secret). */
   secretHash: string | null;
+  /** The secret a rotation replaced, accepted until previousSecretExpiresAt (epoch ms); null when none. */
+  previousSecretHash: string | null;
+  previousSecretExpiresAt: number;
   grantTypes: ReadonlySet<string>;
   /** In registration order (the default `scope` of a token request). */
   allowedScopes: readonly string[];
@@ -41,7 +45,7 @@ export class ClientRegistry {
     this.cache = caches.create<RegisteredClient>("client", async (clientId) => {
       const r = await db.client.findUnique({
         where: { clientId },
-        select: { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, secretHash: true, grantTypes: true, allowedScopes: true, tokenLifetime: true },
+        select: { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, secretHash: true, previousSecretHash: true, previousSecretExpiresAt: true, grantTypes: true, allowedScopes: true, tokenLifetime: true },
       });
       if (!r || r.status === "revoked") return null;
       const allowed = r.allowedScopes as string[];
@@ -52,6 +56,8 @@ export class ClientRegistry {
         resourceServerId: r.resourceServerId,
         status: r.status as ClientStatus,
         secretHash: r.secretHash,
+        previousSecretHash: r.previousSecretHash,
+        previousSecretExpiresAt: r.previousSecretExpiresAt?.getTime() ?? 0,
         grantTypes: new Set(r.grantTypes as string[]),
         allowedScopes: Object.freeze([...allowed]),
         allowedScopeSet: new Set(allowed),
@@ -71,13 +77,34 @@ export class ClientRegistry {
   }
 
   /**
-   * client_id + client_secret check in constant time; undefined when it fails. An unknown id does
-   * the same work as a known one, so response time does not reveal which ids exist. Status is not
-   * checked here (the caller decides what a pending client may do).
+   * client_id + client_secret check in constant time: the stored hash the secret matched (the
+   * current one, or the rotated-out one while its grace lasts by `clock`), undefined when it fails.
+   * Both hashes are always compared, and an unknown id does the same work as a known one, so
+   * response time reveals neither which ids exist nor which secret matched. Status is not checked
+   * here (the caller decides what a pending client may do).
    */
-  verifySecret(client: RegisteredClient | null, secret: string): RegisteredClient | undefined {
-    const ok = verifySecret(this.pepper, secret, client?.secretHash ?? DUMMY_HASH);
-    return ok && client?.secretHash ? client : undefined;
+  verifySecret(client: RegisteredClient | null, secret: string, clock: Clock): string | undefined {
+    const presented = hashSecret(this.pepper, secret);
+    const current = safeEqual(presented, client?.secretHash ?? DUMMY_HASH);
+    const previous = safeEqual(presented, client?.previousSecretHash ?? DUMMY_HASH);
+    if (current && client?.secretHash) return client.secretHash;
+    if (previous && client?.previousSecretHash && this.inGrace(client, clock)) return client.previousSecretHash;
+    return undefined;
+  }
+
+  /**
+   * Whether a stored hash a secret verified against earlier is still accepted now: the current
+   * one, or the rotated-out one until its grace ends (no database query: the entry holds both; the
+   * clock is read only for the rotated-out one, so the common case costs one comparison).
+   */
+  accepts(client: RegisteredClient, verifiedHash: string, clock: Clock): boolean {
+    if (verifiedHash === client.secretHash) return true;
+    return verifiedHash === client.previousSecretHash && this.inGrace(client, clock);
+  }
+
+  /** The grace of a rotated-out secret ends at previousSecretExpiresAt, exclusive. */
+  private inGrace(client: RegisteredClient, clock: Clock): boolean {
+    return clock.now().getTime() < client.previousSecretExpiresAt;
   }
 
   get size(): number {

@@ -96,6 +96,25 @@ export const updateClientSchema = z
   .refine((v) => Object.keys(v).length > 0, "nothing to update");
 export type UpdateClientInput = z.infer<typeof updateClientSchema>;
 
+/**
+ * How long a rotated-out client secret stays valid, so workloads can roll over without downtime:
+ * at most one day (issue 10; the spec recommends rotating at least every 90 days).
+ */
+export const SECRET_GRACE = { min: 0, max: 86_400 } as const;
+const graceMessage = `must be a whole number of seconds from ${SECRET_GRACE.min} to ${SECRET_GRACE.max}`;
+
+/**
+ * Seconds the old secret stays valid after a rotation; absent means 0 (refused at once). One check
+ * and one message for every wrong value, wrong types included (a string, null, a fraction).
+ */
+export const secretGraceSchema = z
+  .custom<number>((v) => Number.isInteger(v) && (v as number) >= SECRET_GRACE.min && (v as number) <= SECRET_GRACE.max, graceMessage)
+  .optional();
+
+/** POST .../clients/:client_id/rotate-secret (the body is optional: no grace). */
+export const rotateSecretSchema = z.object({ grace_seconds: secretGraceSchema }).strict();
+export type RotateSecretInput = z.infer<typeof rotateSecretSchema>;
+
 /** The clients of a resource server: oldest first, the row id breaking ties. */
 export const CLIENT_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.ClientWhereInput, Prisma.ClientOrderByWithRelationInput[]>(
   "clients",

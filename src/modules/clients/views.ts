@@ -1,5 +1,5 @@
 // Wire view of a client. Never carries the secret or its hash: the secret appears once, in the
-// creation answer (client-service.ts), and nowhere else.
+// creation or rotation answer (client-service.ts), and nowhere else.
 import type { Client } from "../../generated/sqlite/client";
 
 export function toClientView(c: Client) {
@@ -31,4 +31,15 @@ export type CreatedClientView = ClientView & {
   client_id_issued_at: number;
   /** 0 = the secret does not expire (RFC 7591 §3.2.1); rotation is an admin action. */
   client_secret_expires_at: 0;
+};
+
+/**
+ * The rotation answer: the view plus the new secret (shown only here) and until when the old one
+ * is still accepted (null: it was refused from the moment of the rotation).
+ */
+export type RotatedSecretView = ClientView & {
+  client_secret: string;
+  client_secret_expires_at: 0;
+  rotated_at: string;
+  previous_secret_expires_at: string | null;
 };

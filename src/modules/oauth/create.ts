@@ -82,7 +82,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
     outcomes.introspectionAnswered(active, cached),
   );
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
-  const auth = new ClientAuthenticator(clientRegistry);
+  const auth = new ClientAuthenticator(clientRegistry, clock);
   const { refreshTokens } = deps.signin;
   const families = new TokenFamilies(revocations, refreshTokens);
   const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families });

@@ -4,9 +4,9 @@
 //
 // What is kept: SHA-256(id, secret) -> {id, the stored secret hash it verified against}. Neither
 // the secret nor anything that lets one test a guess without the full 256-bit secret stays in
-// memory. A hit counts only while the stored hash is still the one it verified against, so a
-// rotated secret, a revoked client or a deleted server is refused exactly as before (the caller
-// looks the current hash up in its in-memory registry). Only successes are cached, and the map is
+// memory. A hit counts only while the caller still accepts the stored hash it verified against, so a
+// rotated secret (once its grace, if any, is over), a revoked client or a deleted server is refused
+// exactly as before (the caller judges the hash against its in-memory registry entry). Only successes are cached, and the map is
 // bounded, so guessing cannot grow it.
 import { hash } from "node:crypto";
 
@@ -28,14 +28,13 @@ export class CredentialCache {
   }
 
   /**
-   * The id when (id, secret) verified before against `currentHash(id)`'s value, which must still
-   * be current; undefined otherwise (the caller then verifies the slow way and calls remember()).
+   * The id when (id, secret) verified before against a stored hash that `accepted` still accepts;
+   * undefined otherwise (the caller then verifies the slow way and calls remember()).
    */
-  check(id: string, secret: string, currentHash: (id: string) => string | null | undefined): string | undefined {
+  check(id: string, secret: string, accepted: (verifiedHash: string) => boolean): string | undefined {
     const e = this.entries.get(CredentialCache.key(id, secret));
     if (!e || e.id !== id) return undefined;
-    const now = currentHash(id);
-    return now && now === e.secretHash ? id : undefined;
+    return accepted(e.secretHash) ? id : undefined;
   }
 
   remember(id: string, secret: string, secretHash: string): void {

@@ -46,7 +46,7 @@ export class IntrospectionEndpoint {
 
   /** Basic rs_id:introspection_secret against the server entry (rotation and deletion apply at once). */
   private authenticate(rs: RegisteredServer | null, id: string, secret: string): RegisteredServer | undefined {
-    if (rs && this.verified.check(id, secret, () => rs.secretHash)) return rs;
+    if (rs && this.verified.check(id, secret, (verified) => verified === rs.secretHash)) return rs;
     const ok = this.servers.verifySecret(rs, secret);
     if (ok) this.verified.remember(id, secret, ok.secretHash);
     return ok;

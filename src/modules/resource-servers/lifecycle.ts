@@ -47,7 +47,7 @@ export interface ResourceServerLifecycle {
 export async function createLifecycle(d: LifecycleDeps): Promise<ResourceServerLifecycle> {
   const recorder = new DriftRecorder(d.ids);
   const policies = new PolicyCache(d.db, d.caches);
-  const scans = new ScanService(d.db, d.servers, d.clock, d.ids, d.logger, d.scan, d.scanner ?? scanMcpServer, d.onScanOutcome);
+  const scans = new ScanService(d.db, d.servers, d.clock, d.ids, d.logger, d.scan, d.scanner ?? scanMcpServer, recorder, d.onScanOutcome);
 
   // secret_rotated is written by the rotation's own transaction, through the hook it offers.
   d.servers.onSecretRotated(async (tx, actor, server, rotatedAt) => {
@@ -63,7 +63,7 @@ export async function createLifecycle(d: LifecycleDeps): Promise<ResourceServerL
     setup: new SetupService(d.db, d.servers, d.registry, policies, d.jwt, d.clock, d.ids),
     accessPolicy: new AccessPolicyService(d.db, d.servers, recorder, d.clock),
     drift: new DriftService(d.db, d.servers, d.clock),
-    runtime: new RuntimeService(d.db, d.servers, policies, d.clock, d.ids),
+    runtime: new RuntimeService(d.db, d.servers, policies, recorder, d.clock, d.ids),
     policies,
   };
 }

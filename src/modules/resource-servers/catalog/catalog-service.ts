@@ -89,10 +89,7 @@ export class CatalogService {
   async setPublic(actor: Actor, rsId: string, toolId: string, input: MarkPublicInput): Promise<ToolView> {
     assertCanWrite(actor);
     await this.db.$transaction(async (tx) => {
-      await this.servers.lockForWrite(tx, actor.tenantId, rsId);
-      await this.servers.findLive(tx, actor, rsId);
-      const tool = await tx.tool.findFirst({ where: { id: toolId, resourceServerId: rsId, tenantId: actor.tenantId } });
-      if (!tool) throw notFound("tool");
+      const tool = await this.lockedTool(tx, actor, rsId, toolId);
       if (input.confirm !== tool.name) throw badRequest("confirm: must repeat the tool name exactly");
       await tx.tool.update({ where: { id: tool.id }, data: { isPublic: input.is_public, updatedAt: this.clock.now() } });
     });
@@ -185,6 +182,31 @@ export class CatalogService {
       await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "tool_unmapped", removedPairs);
     });
     return this.scopeMatrix(actor, rsId);
+  }
+
+  /**
+   * Re-approves the tool's definition as last reported (catalog/definition-pins.ts): the pin takes
+   * the live hash, the next sdk-policy carries it, and the SDK allows the tool again.
+   */
+  async approveDefinition(actor: Actor, rsId: string, toolId: string): Promise<ToolView> {
+    assertCanWrite(actor);
+    await this.db.$transaction(async (tx) => {
+      const tool = await this.lockedTool(tx, actor, rsId, toolId);
+      if (tool.liveDefinitionHash === null) throw conflict("no scan or manifest has reported this tool's definition yet: there is nothing to approve");
+      if (tool.liveDefinitionHash !== tool.approvedDefinitionHash) {
+        await tx.tool.update({ where: { id: tool.id }, data: { approvedDefinitionHash: tool.liveDefinitionHash, updatedAt: this.clock.now() } });
+      }
+    });
+    return toToolView(await this.loadTool(actor, rsId, toolId));
+  }
+
+  /** The tool of a live server, read after taking the server's write turn (see servers.lockForWrite); 404s. */
+  private async lockedTool(tx: Tx, actor: Actor, rsId: string, toolId: string) {
+    await this.servers.lockForWrite(tx, actor.tenantId, rsId);
+    await this.servers.findLive(tx, actor, rsId);
+    const tool = await tx.tool.findFirst({ where: { id: toolId, resourceServerId: rsId, tenantId: actor.tenantId } });
+    if (!tool) throw notFound("tool");
+    return tool;
   }
 
   private async loadTool(actor: Actor, rsId: string, toolId: string): Promise<LoadedTool> {

@@ -17,6 +17,10 @@ export function toToolView(t: LoadedTool) {
     stale: t.stale,
     last_seen_generation: t.lastSeenGeneration,
     scope_ids: t.scopeKeys,
+    /** The pinned definition (catalog/definition-pins.ts) and the last reported one; they differ until re-approved. */
+    definition_hash: t.approvedDefinitionHash,
+    live_definition_hash: t.liveDefinitionHash,
+    definition_changed: t.liveDefinitionHash !== null && t.approvedDefinitionHash !== null && t.liveDefinitionHash !== t.approvedDefinitionHash,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

@@ -6,20 +6,23 @@ import type { DbOrTx } from "../../../storage";
 import type { IdGenerator } from "../../../shared/ids";
 import { recordsDrift } from "../state-machine";
 
-/** The five kinds and their payloads, exactly as the spec's Events table names them. */
+/** The spec's five kinds and their payloads, exactly as its Events table names them, plus tool_definition_changed. */
 export interface DriftPayloads {
   scope_deleted: { prior_scope_id: string; prior_scope_name: string; tools_affected: number };
   tool_unmapped: { tool_name: string; prior_scope_id: string };
   default_role_disabled: { prior_default_role: string };
   default_role_changed: { prior_default_role: string; new_default_role: string };
   secret_rotated: { rotated_by: string; rotated_at: string };
+  /** Beyond the spec's five (docs/lifecycle.md "Drift events"): a scan or manifest reports a definition that differs from the approved one. */
+  tool_definition_changed: { tool_name: string; approved_hash: string; live_hash: string };
 }
 export type DriftEventType = keyof DriftPayloads;
-export const DRIFT_EVENT_TYPES: readonly DriftEventType[] = ["scope_deleted", "tool_unmapped", "default_role_disabled", "default_role_changed", "secret_rotated"];
+export const DRIFT_EVENT_TYPES: readonly DriftEventType[] = ["scope_deleted", "tool_unmapped", "default_role_disabled", "default_role_changed", "secret_rotated", "tool_definition_changed"];
 
 export interface DriftContext {
   server: { id: string; tenantId: string; state: string };
-  actorId: string;
+  /** The administrator; null when the cause is the server's runtime (a manifest push). */
+  actorId: string | null;
   at: Date;
 }
 

@@ -19,6 +19,8 @@ export interface PolicyDocument {
   policy_complete: boolean;
   reason?: string;
   scope_matrix: ScopeMatrix;
+  /** The pinned definition hash of each tool in the matrix that has one (catalog/definition-pins.ts). */
+  definition_hashes: Record<string, string>;
   drift_events: DriftEventView[];
 }
 
@@ -51,17 +53,21 @@ export class PolicyCache {
       const ready = s.state === "ready";
       const [tools, events] = await Promise.all([
         ready
-          ? db.tool.findMany({ where: { resourceServerId: rsId }, select: { name: true, isPublic: true, scopes: { select: { scope: { select: { key: true } } } } } })
+          ? db.tool.findMany({ where: { resourceServerId: rsId }, select: { name: true, isPublic: true, approvedDefinitionHash: true, scopes: { select: { scope: { select: { key: true } } } } } })
           : Promise.resolve([]),
         db.driftEvent.findMany({ where: { rsId, dismissedAt: null }, orderBy: DRIFT_ORDER }),
       ]);
+      const matrix = ready ? compileScopeMatrix(tools.map((t) => ({ name: t.name, isPublic: t.isPublic, scopeKeys: t.scopes.map((x) => x.scope.key) }))) : {};
       return compileDocument({
         rs_id: s.id,
         state: s.state,
         generation: s.scanGeneration,
         policy_complete: ready,
         ...(ready ? {} : { reason: notReadyReason(s.state) }),
-        scope_matrix: ready ? compileScopeMatrix(tools.map((t) => ({ name: t.name, isPublic: t.isPublic, scopeKeys: t.scopes.map((x) => x.scope.key) }))) : {},
+        scope_matrix: matrix,
+        definition_hashes: Object.fromEntries(
+          tools.filter((t) => t.approvedDefinitionHash !== null && Object.hasOwn(matrix, t.name)).map((t) => [t.name, t.approvedDefinitionHash!]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        ),
         drift_events: events.map(toDriftEventView),
       });
     });

@@ -10,6 +10,8 @@ import type { RegisteredServer } from "../registry";
 import type { ResourceServerService } from "../resource-server-service";
 import { loadTools } from "../catalog/read";
 import { compileDocument, notReadyReason, type CompiledPolicy, type PolicyCache } from "./policy-cache";
+import { observeDefinitions } from "../catalog/definition-pins";
+import type { DriftRecorder } from "../drift/record";
 import { checkManifest, manifestWarnings, type ManifestTool } from "./manifest";
 
 export class RuntimeService {
@@ -17,6 +19,7 @@ export class RuntimeService {
     private readonly db: Db,
     private readonly servers: ResourceServerService,
     private readonly cache: PolicyCache,
+    private readonly drift: DriftRecorder,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
   ) {}
@@ -88,6 +91,10 @@ export class RuntimeService {
         data: { title: t.title ?? null, description: t.description ?? null, inputSchema: (t.input_schema as object | null | undefined) ?? undefined, updatedAt: now },
       });
     }
+    // The runtime's live definitions: pinned before activation, drift afterwards (catalog/definition-pins.ts).
+    // The state as of now (under the server's lock), not the registry's cached copy.
+    const server = await tx.resourceServer.findUniqueOrThrow({ where: { id: rs.id }, select: { id: true, tenantId: true, state: true } });
+    await observeDefinitions(tx, this.drift, { server, actorId: null, at: now }, tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.input_schema })));
     const record = { pushedAt: now, tools: tools.map((t) => t.name), valid: true, validationErrors: [], toolCount: tools.length };
     await tx.sdkManifest.upsert({ where: { resourceServerId: rs.id }, create: { tenantId: rs.tenantId, resourceServerId: rs.id, ...record }, update: record });
     return fresh.map((t) => t.name);
@@ -118,5 +125,5 @@ export class RuntimeService {
 }
 
 function denyAll(rs: RegisteredServer): CompiledPolicy {
-  return compileDocument({ rs_id: rs.id, state: rs.state, generation: 0, policy_complete: false, reason: notReadyReason(rs.state), scope_matrix: {}, drift_events: [] });
+  return compileDocument({ rs_id: rs.id, state: rs.state, generation: 0, policy_complete: false, reason: notReadyReason(rs.state), scope_matrix: {}, definition_hashes: {}, drift_events: [] });
 }

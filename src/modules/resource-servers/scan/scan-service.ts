@@ -21,6 +21,8 @@ import type { ResourceServerService } from "../resource-server-service";
 import { MCP_TOKEN_RULE, mcpTokenSchema } from "../schemas";
 import type { ResourceServerView } from "../views";
 import { asState, stateAfterScan } from "../state-machine";
+import { observeDefinitions } from "../catalog/definition-pins";
+import type { DriftRecorder } from "../drift/record";
 import { ScanFailure, type ScannedTool, type Scanner } from "./mcp-scanner";
 
 export interface ScanLimits {
@@ -49,6 +51,7 @@ export class ScanService {
     private readonly logger: Logger,
     private readonly limits: ScanLimits,
     private readonly scanner: Scanner,
+    private readonly drift: DriftRecorder,
     private readonly onOutcome: (outcome: ScanOutcome) => void = () => undefined,
   ) {}
 
@@ -78,7 +81,7 @@ export class ScanService {
       throw new DomainError("upstream_failed", "the scan of the MCP server failed", { failure_reason: reason });
     }
     try {
-      await this.recordSuccess(rs.tenantId, rsId, claimedAt, tools);
+      await this.recordSuccess(rs.tenantId, rsId, claimedAt, tools, actor.userId);
       this.onOutcome("success");
     } catch (e) {
       this.onOutcome("not_recorded");
@@ -109,7 +112,7 @@ export class ScanService {
     return { id: rsId, deletedAt: null, lastScanStatus: "in_progress", scanStartedAt: claimedAt };
   }
 
-  private async recordSuccess(tenantId: string, rsId: string, claimedAt: Date, tools: ScannedTool[]): Promise<void> {
+  private async recordSuccess(tenantId: string, rsId: string, claimedAt: Date, tools: ScannedTool[], actorId: string): Promise<void> {
     const now = this.clock.now();
     await this.db.$transaction(async (tx) => {
       await this.servers.lockForWrite(tx, tenantId, rsId);
@@ -122,6 +125,8 @@ export class ScanService {
       const generation = rs.scanGeneration;
       await tx.resourceServer.update({ where: { id: rsId }, data: { lastSuccessfulGeneration: generation, state: stateAfterScan(asState(rs.state), "success") } });
       await this.upsertTools(tx, rs.tenantId, rsId, tools, generation, now);
+      // Pins before activation; on a ready server a changed definition is drift (catalog/definition-pins.ts).
+      await observeDefinitions(tx, this.drift, { server: { id: rsId, tenantId: rs.tenantId, state: rs.state }, actorId, at: now }, tools);
       // Tools the scan saw before but not now: stale, not deleted (their mappings stay).
       await tx.tool.updateMany({
         where: { resourceServerId: rsId, lastSeenGeneration: { gt: 0, lt: generation }, stale: false },

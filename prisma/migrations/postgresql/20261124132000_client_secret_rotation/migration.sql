@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Client" ADD COLUMN     "previousSecretExpiresAt" TIMESTAMP(3),
+ADD COLUMN     "previousSecretHash" TEXT;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Tool" ADD COLUMN "approvedDefinitionHash" TEXT;
+ALTER TABLE "Tool" ADD COLUMN "liveDefinitionHash" TEXT;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Client" ADD COLUMN "previousSecretExpiresAt" DATETIME;
+ALTER TABLE "Client" ADD COLUMN "previousSecretHash" TEXT;

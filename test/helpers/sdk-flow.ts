@@ -1,0 +1,108 @@
+// What the toolgate/sdk tests share: the sample notes server taken to `ready` in Toolgate (as
+// docs/lifecycle.md does it), an OAuth client application built on the official MCP SDK client
+// (its OAuthClientProvider, the part every MCP client application writes), and a browser that
+// signs a user in on Toolgate's pages.
+import { expect } from "vitest";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
+import type { Harness } from "./harness";
+import { register, rescan } from "./lifecycle-flow";
+import { browser } from "./signin-flow";
+import { startSampleServer } from "../../examples/sample-mcp-server/server";
+
+/** The sample server registered, scanned, mapped (notes:read, notes:write, server_time public) and activated; it is stopped again, its port kept. */
+export async function readySample(h: Harness): Promise<{ id: string; secret: string; port: number; resource: string }> {
+  const open = await startSampleServer();
+  try {
+    const rs = await register(h, open.url, { path: "/mcp" });
+    const admin = (m: string, p: string, json?: unknown) => h.admin(m, `/svc/resource-servers/${rs.id}${p}`, json);
+    expect((await rescan(h, rs.id)).status).toBe(200);
+    await admin("POST", "/scopes", { id: "notes:read", name: "Read notes" });
+    await admin("POST", "/scopes", { id: "notes:write", name: "Write notes" });
+    const map = await admin("PUT", "/tool-scope-map", {
+      mappings: [
+        { tool_name: "list_notes", scope_ids: ["notes:read"] },
+        { tool_name: "read_note", scope_ids: ["notes:read"] },
+        { tool_name: "create_note", scope_ids: ["notes:write"] },
+        { tool_name: "delete_note", scope_ids: ["notes:write"] },
+      ],
+    });
+    expect(map.status, map.text).toBe(200);
+    const tools = (await admin("GET", "/tools")).body.items as { tool_id: string; tool_name: string }[];
+    await admin("POST", `/tools/${tools.find((t) => t.tool_name === "server_time")!.tool_id}/public`, { confirm: "server_time" });
+    await admin("PUT", "/access-policy", { enabled: false });
+    const act = await admin("POST", "/activate");
+    expect(act.status, act.text).toBe(200);
+    return { id: rs.id, secret: rs.secret, port: Number(new URL(open.url).port), resource: rs.body.resource_url };
+  } finally {
+    await open.close();
+  }
+}
+
+/**
+ * A client application's OAuthClientProvider, in memory. `client` is how the application knows
+ * its client: pre-registered credentials today. With dynamic registration, pass undefined and the
+ * SDK registers (it calls saveClientInformation): that is the only change.
+ */
+export class AppProvider implements OAuthClientProvider {
+  /** The last authorization URL the SDK asked the user's browser to open. */
+  authorizationUrl: URL | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier = "";
+
+  constructor(
+    readonly redirectUrl: string,
+    private client: OAuthClientInformationMixed | undefined,
+  ) {}
+
+  get clientMetadata(): OAuthClientMetadata {
+    return { client_name: "sdk e2e app", redirect_uris: [this.redirectUrl], grant_types: ["authorization_code"], token_endpoint_auth_method: "client_secret_basic" };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  get accessToken(): string {
+    return this.saved!.access_token;
+  }
+}
+
+/** The user in the browser: opens the authorization URL on Toolgate, signs in, allows; resolves to the callback URL (code, state, iss). */
+export async function signInInBrowser(h: Harness, authorizationUrl: URL, email: string, password: string): Promise<URL> {
+  const b = browser(h.url, h.url);
+  const login = await b.open(authorizationUrl);
+  expect(login.status, login.html).toBe(200);
+  const consent = await b.submit(login, { email, password });
+  expect(consent.status, consent.html).toBe(200);
+  const done = await b.submit(consent, { decision: "allow" });
+  const code = done.location?.searchParams.get("code");
+  if (done.status !== 302 || !code) throw new Error(`no code: ${done.status} ${done.location ?? done.html}`);
+  return done.location!;
+}
+
+/** Polls `probe` until it returns true or `boundMs` passes; resolves to the elapsed time (ms). */
+export async function within(boundMs: number, probe: () => Promise<boolean>): Promise<number> {
+  const start = Date.now();
+  for (;;) {
+    if (await probe()) return Date.now() - start;
+    if (Date.now() - start > boundMs) throw new Error(`not within ${boundMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
