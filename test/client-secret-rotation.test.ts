@@ -13,7 +13,7 @@ import { ManualClock } from "../src/shared/clock";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { createClient, createServer, insecure, type ClientFixture, type ServerFixture } from "./helpers/oauth-fixtures";
 import { insertClient } from "./helpers/fixtures";
-import { startServerProcess, type RunningServer } from "./helpers/process";
+import { startSecondInstance, type RunningServer } from "./helpers/process";
 import { eventually } from "./helpers/eventually";
 import { gql } from "./graphql/client";
 
@@ -366,13 +366,7 @@ describe.runIf(onPostgres)("a second server process on the same PostgreSQL datab
 
   beforeAll(async () => {
     a = await startToolgate(); // the real clock: the spawned process has no other
-    b = await startServerProcess({
-      DATABASE_URL: a.config.database.url,
-      TOOLGATE_MASTER_KEY: a.config.masterKey!.toString("hex"),
-      TOOLGATE_PUBLIC_URL: a.config.publicUrl,
-      TOOLGATE_DATA_DIR: a.config.dataDir,
-      TOOLGATE_LOG_LEVEL: "warn",
-    });
+    b = await startSecondInstance(a);
     atB = { issuer: a.config.publicUrl, token_endpoint: `${b.url}/oauth/token` };
     rs = await createServer(a);
   }, 120_000);

@@ -13,7 +13,7 @@ import { createLogger } from "../src/shared/logger";
 import { runCli } from "../src/cli/run";
 import { normaliseAddress } from "../src/modules/tenancy/login-throttle";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startToolgate, type Harness } from "./helpers/harness";
-import { startServerProcess, type RunningServer } from "./helpers/process";
+import { startSecondInstance, type RunningServer } from "./helpers/process";
 
 vi.setConfig({ testTimeout: 120_000 });
 const onPostgres = !!process.env.TEST_DATABASE_URL;
@@ -279,13 +279,7 @@ describe.runIf(onPostgres)("login throttle shared by two instances on PostgreSQL
   let b: RunningServer;
   beforeAll(async () => {
     h = await startToolgate();
-    b = await startServerProcess({
-      DATABASE_URL: h.config.database.url,
-      TOOLGATE_MASTER_KEY: h.config.masterKey!.toString("hex"),
-      TOOLGATE_PUBLIC_URL: h.config.publicUrl,
-      TOOLGATE_DATA_DIR: h.config.dataDir,
-      TOOLGATE_LOG_LEVEL: "warn",
-    });
+    b = await startSecondInstance(h);
   });
   afterAll(async () => {
     await b?.stop();
