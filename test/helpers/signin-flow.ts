@@ -62,15 +62,16 @@ export interface TokenAnswer {
   requestId: string | null;
 }
 
-/** POST /oauth/token with client_secret_basic. */
-export async function tokenRequest(serverUrl: string, client: { clientId: string; clientSecret: string }, form: Record<string, string>): Promise<TokenAnswer> {
+/** POST /oauth/token with client_secret_basic, or as a public client (client_id in the body) when there is no secret. */
+export async function tokenRequest(serverUrl: string, client: { clientId: string; clientSecret?: string }, form: Record<string, string>): Promise<TokenAnswer> {
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (client.clientSecret !== undefined) {
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString("base64")}`;
+  }
   const res = await fetch(`${serverUrl}/oauth/token`, {
     method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString("base64")}`,
-    },
-    body: new URLSearchParams(form),
+    headers,
+    body: new URLSearchParams(client.clientSecret === undefined ? { ...form, client_id: client.clientId } : form),
   });
   return { status: res.status, body: (await res.json()) as Record<string, any>, requestId: res.headers.get("x-request-id") };
 }
@@ -81,7 +82,8 @@ export interface CodeFlow {
   /** Where the server actually listens. */
   serverUrl: string;
   clientId: string;
-  clientSecret: string;
+  /** Absent for a public client (token_endpoint_auth_method none). */
+  clientSecret?: string;
   redirectUri: string;
   resource: string;
   scope: string;

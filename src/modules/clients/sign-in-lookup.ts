@@ -10,6 +10,7 @@ export async function findClientForSignIn(db: Db, clientId: string) {
     clientName: c.clientName,
     tenantId: c.tenantId,
     resourceServerId: c.resourceServerId,
+    registrationMode: c.registrationMode,
     status: c.status,
     redirectUris: c.redirectUris as string[],
     grantTypes: c.grantTypes as string[],
