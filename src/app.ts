@@ -14,7 +14,8 @@ import { AdminAuthenticator, TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, describeForConsent, type ResourceServerLifecycle } from "./modules/resource-servers";
-import { ConnectionRegistry, ConnectionWriter, RegistrationService, findClientForSignIn, type ClientService } from "./modules/clients";
+import { readFileSync } from "node:fs";
+import { CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
@@ -86,6 +87,8 @@ export interface Services {
   signin: SignInServices;
   /** Dynamic client registration (RFC 7591/7592) and its counters. */
   registration: RegistrationService;
+  /** Client ID Metadata Document clients (fetch, validation, staged redirect changes) and their counters. */
+  cimd: CimdClients;
   /** Counters of the registration endpoint's HTTP limits (set when the HTTP app is built). */
   registrationHttpStats: RegistrationHttpStats;
 }
@@ -117,6 +120,12 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const resolver = rbac.resolver;
   const connectionRegistry = new ConnectionRegistry(deps.db, caches);
   const connectionWriter = new ConnectionWriter(deps.db, clock, ids);
+  const cimd = new CimdClients(deps.db, clock, ids, {
+    allowPrivateNetworks: deps.config.scan.allowPrivateNetworks,
+    timeoutMs: deps.config.cimd.timeoutMs,
+    ca: deps.config.cimd.caFile === undefined ? undefined : readFileSync(deps.config.cimd.caFile, "utf8"),
+  });
+  const signInClients = new SignInClientLookup(deps.db, cimd);
   const signin = createSignIn({
     db: deps.db,
     clock,
@@ -126,7 +135,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     issuer: deps.config.publicUrl,
     grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
     ports: {
-      findClient: (clientId) => findClientForSignIn(deps.db, clientId),
+      findClient: (clientId) => signInClients.find(clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
       serversByResource: (resource) => registry.findAllByResource(resource),
@@ -153,7 +162,11 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes: (t, r, u) => resolver.userScopes(t, r, u) },
     connectionRegistry,
     // RFC 8414 §2 / RFC 7591 §3: where clients register themselves.
-    metadataContributors: [(base) => ({ registration_endpoint: base + REGISTRATION_PATH })],
+    metadataContributors: [
+      (base) => ({ registration_endpoint: base + REGISTRATION_PATH }),
+      // draft-ietf-oauth-client-id-metadata-document §5: https client_ids are fetched as metadata documents.
+      () => ({ client_id_metadata_document_supported: true }),
+    ],
   });
   const registration = new RegistrationService(deps.db, secretPepper, clock, ids, deps.config.publicUrl.replace(/\/+$/, "") + REGISTRATION_PATH);
   // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
@@ -185,6 +198,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     oauth,
     signin,
     registration,
+    cimd,
     registrationHttpStats: { rateLimited: 0, tooLarge: 0 },
   };
 }

@@ -77,6 +77,10 @@ const envSchema = z
     TOOLGATE_REGISTRATION_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
     TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
     TOOLGATE_REGISTRATION_IDLE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+    // Client ID Metadata Documents: the fetch deadline, and a PEM file of extra CA certificates
+    // trusted for the documents' https servers (a private CA; the system's roots stay trusted).
+    TOOLGATE_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(30000).default(3000),
+    TOOLGATE_OUTBOUND_CA_FILE: optionalString,
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -127,6 +131,8 @@ export interface Config {
   readonly refreshGraceSeconds: number;
   /** Dynamic client registration: per-address rate limit, and idle registrations' lifetime (days, 0 = kept). */
   readonly registration: { readonly perAddress: number; readonly windowMs: number; readonly idleDays: number };
+  /** CIMD document fetches: deadline, and a PEM file of extra trusted CAs (path, read at start-up). */
+  readonly cimd: { readonly timeoutMs: number; readonly caFile: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -180,5 +186,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       windowMs: e.TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS * 1000,
       idleDays: e.TOOLGATE_REGISTRATION_IDLE_DAYS,
     }),
+    cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE }),
   });
 }

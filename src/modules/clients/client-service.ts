@@ -195,17 +195,18 @@ export class ClientService {
    */
   async approveRedirects(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView & { staged_redirect_uris: null; previous_redirect_uris: string[] }> {
     assertCanWrite(actor);
-    const { client, previous } = await this.db.$transaction(async (tx) => {
-      const current = await this.find(tx, actor, resourceServerId, clientId);
+    const { client, previous, connection } = await this.db.$transaction(async (tx) => {
+      // A CIMD client is approved through a server it is connected to; the approved set is the client's own.
+      const { client: current, connection } = await this.findAny(tx, actor, resourceServerId, clientId);
       const staged = current.stagedRedirectUris as string[] | null;
       if (staged === null || staged === undefined) throw conflict("no redirect-URI change is staged for this client; nothing to approve");
       const updated = await tx.client.update({
         where: { id: current.id },
         data: { redirectUris: staged, stagedRedirectUris: DbNull, updatedAt: this.clock.now() },
       });
-      return { client: updated, previous: current.redirectUris as string[] };
+      return { client: updated, previous: current.redirectUris as string[], connection };
     });
-    return { ...toClientView(client), staged_redirect_uris: null, previous_redirect_uris: previous };
+    return { ...toClientView(client, connection), staged_redirect_uris: null, previous_redirect_uris: previous };
   }
 
   /**

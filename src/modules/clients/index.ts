@@ -24,6 +24,9 @@ export {
   type ListClientsQuery,
 } from "./schemas";
 export { toClientView, type ClientView, type CreatedClientView } from "./views";
-export { findClientForSignIn, type ClientForSignIn } from "./sign-in-lookup";
+export { findClientForSignIn, SignInClientLookup, type ClientForSignIn } from "./sign-in-lookup";
+export { CimdClients, type CimdOutcome, type CimdStats } from "./cimd/cimd-clients";
+export { isCimdClientId, cimdUrl } from "./cimd/client-id";
+export { CIMD_MAX_BYTES, CIMD_CACHE } from "./cimd/fetch-document";
 export { RegistrationService, RegistrationAccessDenied, type RegistrationResponse, type RegistrationStats } from "./registration";
 export { RegistrationError, readClientMetadata, DCR_AUTH_METHODS, type ClientMetadata } from "./registration-metadata";

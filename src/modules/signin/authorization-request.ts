@@ -67,7 +67,8 @@ export type AuthorizeOutcome =
   | { kind: "redirect_error"; redirectUri: string; error: string; description: string; state?: string };
 
 export interface AuthorizePorts {
-  findClient(clientId: string): Promise<SignInClient | null>;
+  /** The client; `refused` when its registration cannot be used now (a CIMD document that failed), with the reason to show. */
+  findClient(clientId: string): Promise<SignInClient | { refused: string } | null>;
   /** The client's workspace's live server for `resource` (X and X/ alike), or by id. */
   serverByResource(tenantId: string, resource: string): Promise<SignInServer | null>;
   serverById(id: string): SignInServer | null | Promise<SignInServer | null>;
@@ -81,7 +82,9 @@ const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: AuthorizePorts): Promise<AuthorizeOutcome> {
   if (!q.client_id) return { kind: "page_error", message: "The request has no client_id." };
-  const client = await ports.findClient(q.client_id);
+  const found = await ports.findClient(q.client_id);
+  if (found && "refused" in found) return { kind: "page_error", message: `The client's metadata document cannot be used: ${found.refused}.` };
+  const client = found;
   if (!client || client.status !== "approved") return { kind: "page_error", message: "Unknown or inactive client." };
   // OAuth 2.1 §4.1.1: redirect_uri may only be omitted when exactly one is registered.
   const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
