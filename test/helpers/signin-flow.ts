@@ -137,7 +137,7 @@ export async function signInWithCode(f: CodeFlow): Promise<Record<string, any>> 
 export async function setUpSignIn(
   serverUrl: string,
   adminToken: string,
-  opts: { name: string; scopes: string[]; users: Array<{ email: string; password: string }>; redirectUri: string },
+  opts: { name: string; scopes: string[]; users: Array<{ email: string; password: string }>; redirectUri: string; publicBaseUrl?: string },
 ): Promise<{ resource: string; serverId: string; introspectionSecret: string; clientId: string; clientSecret: string; userIds: string[] }> {
   const admin = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(serverUrl + path, {
@@ -153,7 +153,7 @@ export async function setUpSignIn(
   const slug = randomBytes(4).toString("hex");
   const rs = await admin("POST", "/svc/resource-servers", {
     name: opts.name,
-    public_base_url: `https://${slug}.example.test`,
+    public_base_url: opts.publicBaseUrl ?? `https://${slug}.example.test`,
     protected_base_path: "/mcp",
     scopes_supported: opts.scopes,
   });
