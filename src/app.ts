@@ -97,6 +97,8 @@ export interface Services {
 export const JSON_BODY_LIMIT = "100kb";
 /** How often clients' last-used stamps are written (batched off the token endpoint's path). */
 const LAST_USED_FLUSH_MS = 10_000;
+/** How often registrations that never connected are looked for (TOOLGATE_REGISTRATION_IDLE_DAYS). */
+const REGISTRATION_PRUNE_MS = 60 * 60 * 1000;
 
 export async function createServices(deps: AppDeps): Promise<Services> {
   const clock = deps.clock ?? systemClock;
@@ -295,10 +297,12 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await channel?.start();
       await watch?.start(deps.config.cachePollMs, (e) => log.warn({ err: e }, "could not check the database file for outside writes"));
       services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
+      services.registration.startPruning(deps.config.registration.idleDays, REGISTRATION_PRUNE_MS, (e) => log.warn({ err: e }, "pruning idle registrations failed"));
     },
     async close() {
       watch?.stop();
       await channel?.stop();
+      services.registration.stopPruning();
       await services.oauth.lastUsed.stop().catch((e) => log.warn({ err: e }, "client last-used flush failed"));
     },
   };

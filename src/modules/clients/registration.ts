@@ -49,6 +49,8 @@ export interface RegistrationStats {
 }
 
 const DUMMY_HASH = "x".repeat(43);
+/** Registrations examined per pruning batch (a bounded delete; the next run continues). */
+export const PRUNE_BATCH = 200;
 
 export class RegistrationService {
   readonly stats: RegistrationStats = { registered: 0, rejected: 0, read: 0, updated: 0, deleted: 0, pruned: 0 };
@@ -132,6 +134,51 @@ export class RegistrationService {
     const row = await this.authorize(clientId, registrationToken);
     await this.db.client.delete({ where: { id: row.id } });
     this.stats.deleted++;
+  }
+
+  /**
+   * Removes dcr and cimd registrations older than `idleDays` that never connected to any server and
+   * hold no live refresh token or unused code (registration is open to anyone; what never got used
+   * should not accumulate). At most PRUNE_BATCH per call, oldest first; answers how many went.
+   */
+  async pruneIdle(idleDays: number): Promise<number> {
+    if (idleDays <= 0) return 0;
+    const now = this.clock.now();
+    const cutoff = new Date(now.getTime() - idleDays * 86_400_000);
+    return this.db.$transaction(async (tx) => {
+      const candidates = await tx.client.findMany({
+        where: { registrationMode: { in: ["dcr", "cimd"] }, createdAt: { lt: cutoff }, connections: { none: {} } },
+        select: { id: true, clientId: true },
+        orderBy: { createdAt: "asc" },
+        take: PRUNE_BATCH,
+      });
+      if (candidates.length === 0) return 0;
+      const ids = candidates.map((c) => c.clientId);
+      const [refresh, codes] = await Promise.all([
+        tx.refreshToken.findMany({ where: { clientId: { in: ids }, revokedAt: null, expiresAt: { gt: now } }, select: { clientId: true } }),
+        tx.authorizationCode.findMany({ where: { clientId: { in: ids }, usedAt: null, expiresAt: { gt: now } }, select: { clientId: true } }),
+      ]);
+      const live = new Set([...refresh, ...codes].map((r) => r.clientId));
+      const idle = candidates.filter((c) => !live.has(c.clientId)).map((c) => c.id);
+      if (idle.length === 0) return 0;
+      const { count } = await tx.client.deleteMany({ where: { id: { in: idle }, connections: { none: {} } } });
+      this.stats.pruned += count;
+      return count;
+    });
+  }
+
+  private timer: NodeJS.Timeout | undefined;
+
+  /** Prunes on a timer (off the request path) while the app runs. */
+  startPruning(idleDays: number, intervalMs: number, onError: (e: unknown) => void): void {
+    if (idleDays <= 0) return;
+    this.timer = setInterval(() => this.pruneIdle(idleDays).catch(onError), intervalMs);
+    this.timer.unref();
+  }
+
+  stopPruning(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** The dcr client whose registration access token this is; RegistrationAccessDenied otherwise (same work either way). */
