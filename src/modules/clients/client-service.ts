@@ -188,6 +188,14 @@ export class ClientService {
     return toClientView(client, connection);
   }
 
+  /** Revokes a dcr/cimd client's connection to this server (404 when it has none here): revoke() for connections only. */
+  async revokeConnection(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
+    assertCanWrite(actor);
+    const { connection } = await this.findAny(this.db, actor, resourceServerId, clientId);
+    if (!connection) throw notFound("connection");
+    return this.revoke(actor, resourceServerId, clientId);
+  }
+
   /**
    * Approves a client's staged redirect-URI change (CIMD: when a client's metadata document lists
    * new redirect URIs, the change waits in stagedRedirectUris until an administrator of the

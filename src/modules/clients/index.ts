@@ -14,6 +14,7 @@ export {
   updateClientSchema,
   listClientsQuerySchema,
   CLIENT_LIST,
+  CONNECTION_LIST,
   clientIdParamSchema,
   type ClientKind,
   type ClientStatus,

@@ -135,3 +135,13 @@ export type ListClientsQuery = z.infer<typeof listClientsQuerySchema>;
 
 /** An OAuth client_id in a path: opaque, URL-safe for our own ids (CIMD ids are URLs, decoded by Express). */
 export const clientIdParamSchema = z.string().min(1).max(2048);
+
+/** The connections of a server or a client: oldest first, the row id breaking ties. */
+export const CONNECTION_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.ConnectionWhereInput, Prisma.ConnectionOrderByWithRelationInput[]>(
+  "connections",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (c) => [c.createdAt, c.id],
+);
