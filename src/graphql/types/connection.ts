@@ -32,31 +32,19 @@ builder.prismaObject("Connection", {
   }),
 });
 
-const connectionsField = {
-  description: "Connections of dcr/cimd clients in this workspace, oldest first (one page: first, after).",
-};
-
-builder.prismaObjectField("ResourceServer", "connections", (t) =>
-  t.relation("connections", {
-    ...connectionsField,
-    args: { status: t.arg({ type: ClientStatusEnum, required: false }), ...pageArgs },
-    query: (args) => {
-      const page = pageOf(CONNECTION_LIST, args);
-      return { where: CONNECTION_LIST.where(args.status ? { status: args.status } : {}, page.cursor), orderBy: CONNECTION_LIST.orderBy, take: page.limit };
-    },
-  }),
-);
-
-builder.prismaObjectField("Client", "connections", (t) =>
-  t.relation("connections", {
-    ...connectionsField,
-    args: { status: t.arg({ type: ClientStatusEnum, required: false }), ...pageArgs },
-    query: (args) => {
-      const page = pageOf(CONNECTION_LIST, args);
-      return { where: CONNECTION_LIST.where(args.status ? { status: args.status } : {}, page.cursor), orderBy: CONNECTION_LIST.orderBy, take: page.limit };
-    },
-  }),
-);
+// The same list on both parents: the reader ANDs the workspace into it (storage/tenant-scope.ts).
+for (const parent of ["ResourceServer", "Client"] as const) {
+  builder.prismaObjectField(parent, "connections", (t) =>
+    t.relation("connections", {
+      description: "Connections of dcr/cimd clients in this workspace, oldest first (one page: first, after).",
+      args: { status: t.arg({ type: ClientStatusEnum, required: false }), ...pageArgs },
+      query: (args) => {
+        const page = pageOf(CONNECTION_LIST, args);
+        return { where: CONNECTION_LIST.where(args.status ? { status: args.status } : {}, page.cursor), orderBy: CONNECTION_LIST.orderBy, take: page.limit };
+      },
+    }),
+  );
+}
 
 builder.mutationField("revokeConnection", (t) =>
   t.prismaField({

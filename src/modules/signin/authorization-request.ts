@@ -98,8 +98,9 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
   // PKCE is mandatory and S256 only (OAuth 2.1 §4.1.1; MCP clients always use S256).
   if (!q.code_challenge || !CODE_CHALLENGE_RE.test(q.code_challenge)) return fail("invalid_request", "code_challenge (S256) is required");
   if (q.code_challenge_method !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
+  const withPkce = { ...q, code_challenge: q.code_challenge };
 
-  if (client.tenantId === null) return connectionRequest({ ...q, code_challenge: q.code_challenge }, client, redirectUri, ports, fail);
+  if (client.tenantId === null) return connectionRequest(withPkce, client, redirectUri, ports, fail);
 
   // RFC 8707: the resource names the server the token is for; default the client's own server.
   let server: SignInServer | null;
@@ -119,6 +120,17 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
   if (requested.some((s) => !allowed.has(s))) return fail("invalid_scope", "the requested scope is not allowed for this client");
   const scopes = requested.length > 0 ? [...new Set(requested)] : [...client.allowedScopes];
 
+  return accepted(withPkce, client, server, redirectUri, { scopes });
+}
+
+/** The validated request, bound to `server`, with the scope decision of the caller. */
+function accepted(
+  q: AuthorizeQuery & { code_challenge: string },
+  client: SignInClient,
+  server: SignInServer,
+  redirectUri: string,
+  scopes: Pick<ValidatedAuthorization, "scopes" | "allHeld" | "viaConnection">,
+): AuthorizeOutcome {
   return {
     kind: "ok",
     client,
@@ -129,7 +141,7 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
       resource: server.resourceUrl,
       redirectUri,
       redirectUriSent: q.redirect_uri !== undefined,
-      scopes,
+      ...scopes,
       state: q.state,
       codeChallenge: q.code_challenge,
     },
@@ -160,21 +172,5 @@ async function connectionRequest(
   if ((await ports.connectionStatus(client.clientId, server.id)) === "revoked") return fail("access_denied", "this client's access to the resource server was revoked");
   const requested = q.scope?.split(" ").filter(Boolean) ?? [];
   if (requested.some((s) => !SCOPE_TOKEN_RE.test(s))) return fail("invalid_scope", "the requested scope is invalid");
-  return {
-    kind: "ok",
-    client,
-    request: {
-      clientId: client.clientId,
-      tenantId: server.tenantId,
-      resourceServerId: server.id,
-      resource: server.resourceUrl,
-      redirectUri,
-      redirectUriSent: q.redirect_uri !== undefined,
-      scopes: [...new Set(requested)],
-      allHeld: requested.length === 0,
-      viaConnection: true,
-      state: q.state,
-      codeChallenge: q.code_challenge,
-    },
-  };
+  return accepted(q, client, server, redirectUri, { scopes: [...new Set(requested)], allHeld: requested.length === 0, viaConnection: true });
 }
