@@ -69,6 +69,7 @@ describe("discovery (RFC 8414)", () => {
       introspection_endpoint: `${base}/oauth/introspect`,
       introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
       registration_endpoint: `${base}/oauth/register`,
+      client_id_metadata_document_supported: true,
     };
     expect(as).toEqual(expected);
     const oidc = await discover(h, "oidc");

@@ -35,6 +35,11 @@ function error(res: Response, status: number, code: string, description: string,
   sendJson(res, { error: code, error_description: description }, { ...NO_STORE, ...headers }, status);
 }
 
+/** RFC 7592 §2.1: an unknown client and a wrong registration access token answer alike. */
+function denied(res: Response): void {
+  error(res, 401, "invalid_token", "the registration access token is invalid, or the client is not registered", { "WWW-Authenticate": 'Bearer error="invalid_token"' });
+}
+
 const cors: RequestHandler = (req, res, next) => {
   res.set("Access-Control-Allow-Origin", "*");
   if (req.method === "OPTIONS") {
@@ -90,9 +95,7 @@ export function registrationRouter(service: RegistrationService, limits: Registr
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     if (res.headersSent) return;
     if (err instanceof RegistrationError) return error(res, 400, err.error, err.description);
-    if (err instanceof RegistrationAccessDenied) {
-      return error(res, 401, "invalid_token", "the registration access token is invalid, or the client is not registered", { "WWW-Authenticate": 'Bearer error="invalid_token"' });
-    }
+    if (err instanceof RegistrationAccessDenied) return denied(res);
     const type = (err as { type?: string }).type;
     if (type === "entity.too.large") {
       stats.tooLarge++;
@@ -101,6 +104,8 @@ export function registrationRouter(service: RegistrationService, limits: Registr
     if (type === "entity.parse.failed" || type === "encoding.unsupported" || type === "charset.unsupported") {
       return error(res, 400, "invalid_client_metadata", "body: not valid JSON");
     }
+    // A :client_id that is not valid percent-encoded UTF-8 names no client: the same 401 as an unknown one.
+    if (err instanceof URIError || (err as { status?: number }).status === 400) return denied(res);
     logger.error({ err, requestId: res.locals.requestId, path: req.path }, "unhandled error");
     const unavailable = (err as { code?: string }).code === "unavailable";
     error(res, unavailable ? 503 : 500, unavailable ? "temporarily_unavailable" : "server_error", unavailable ? "the authorization server cannot answer right now; try again shortly" : "internal error");
