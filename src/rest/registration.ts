@@ -11,7 +11,7 @@ import express, { Router, type ErrorRequestHandler, type Request, type RequestHa
 import { RegistrationAccessDenied, RegistrationError, type RegistrationService } from "../modules/clients";
 import type { Clock } from "../shared/clock";
 import { FixedWindowLimiter } from "../shared/rate-limit";
-import { describeUnsafeInput, findUnsafeInput } from "../shared/input-safety";
+import { describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
 import type { Logger } from "../shared/logger";
 import { NO_STORE, sendJson } from "./oauth-response";
 
@@ -56,6 +56,13 @@ function bearer(req: Request): string | undefined {
   return m?.[1];
 }
 
+/** The :client_id of an RFC 7592 path; one no database could hold (NUL, lone surrogates, huge) names no client. */
+function clientIdParam(req: Request): string {
+  const id = String(req.params.client_id);
+  if (id.length > 2048 || unsafeText(id)) throw new RegistrationAccessDenied();
+  return id;
+}
+
 /** The JSON body, refused when it is not JSON or holds text the database cannot store. */
 function jsonBody(req: Request): unknown {
   if (!req.is("application/json")) throw new RegistrationError("invalid_client_metadata", "body: must be application/json (RFC 7591 §3.1)");
@@ -82,14 +89,14 @@ export function registrationRouter(service: RegistrationService, limits: Registr
     sendJson(res, await service.register(jsonBody(req)), NO_STORE, 201);
   });
   r.get(`${REGISTRATION_PATH}/:client_id`, async (req, res) => {
-    sendJson(res, await service.get(String(req.params.client_id), bearer(req) ?? ""));
+    sendJson(res, await service.get(clientIdParam(req), bearer(req) ?? ""));
   });
   r.put(`${REGISTRATION_PATH}/:client_id`, async (req, res) => {
     const token = bearer(req) ?? "";
-    sendJson(res, await service.update(String(req.params.client_id), token, jsonBody(req)));
+    sendJson(res, await service.update(clientIdParam(req), token, jsonBody(req)));
   });
   r.delete(`${REGISTRATION_PATH}/:client_id`, async (req, res) => {
-    await service.remove(String(req.params.client_id), bearer(req) ?? "");
+    await service.remove(clientIdParam(req), bearer(req) ?? "");
     res.status(204).end();
   });
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
