@@ -48,6 +48,9 @@ describe("connections in the graph", () => {
       },
     ]);
     expect((await gql<any, any>(h, CONNECTIONS, { id: setup.serverId, status: "revoked" })).data.resourceServer.connections).toEqual([]);
+    // The counts include it: the pre-registered app and the connected client, both approved.
+    const counts = await gql<any, any>(h, `query ($id: ID!) { resourceServer(id: $id) { clientCounts { total approved revoked } } }`, { id: setup.serverId });
+    expect(counts.data.resourceServer.clientCounts).toEqual({ total: 2, approved: 2, revoked: 0 });
   });
 
   it("another workspace sees nothing and cannot revoke", async () => {
