@@ -24,12 +24,6 @@ const PreRegisterClientPayload = builder.objectRef<{ clientId: string; secret: s
   fields: (t) => ({
     clientId: t.exposeString("clientId", { description: "The OAuth client_id." }),
     clientSecret: t.exposeString("secret", { nullable: true, description: "Shown only here; store it now. A lost secret is replaced with rotateClientSecret. null for a public client." }),
-    client: t.prismaField({
-      type: "Client",
-      // Read with the operation's selection; the service has just written it in this workspace.
-      resolve: (query, parent, _args, ctx) =>
-        ctx.reads.client.findFirstOrThrow({ ...query, where: { clientId: parent.clientId } }),
-    }),
   }),
 });
 
