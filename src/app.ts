@@ -13,8 +13,9 @@ import { JwtService, KeyStore } from "./modules/tokens";
 import { AdminAuthenticator, LoginThrottle, TenancyService } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
-import { ResourceServerRegistry, ResourceServerService, createLifecycle, type ResourceServerLifecycle } from "./modules/resource-servers";
-import { findClientForSignIn, type ClientService } from "./modules/clients";
+import { ResourceServerRegistry, ResourceServerService, createLifecycle, describeForConsent, type ResourceServerLifecycle } from "./modules/resource-servers";
+import { readFileSync } from "node:fs";
+import { CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
@@ -44,6 +45,7 @@ import { groupsRouter } from "./rest/groups";
 import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
+import { REGISTRATION_PATH, registrationRouter, type RegistrationHttpStats } from "./rest/registration";
 
 export interface AppDeps {
   config: Config;
@@ -90,12 +92,20 @@ export interface Services {
   oauth: OAuthServices;
   /** End-user sign-in: authorization endpoint pages, codes, refresh tokens, first-time grant. */
   signin: SignInServices;
+  /** Dynamic client registration (RFC 7591/7592) and its counters. */
+  registration: RegistrationService;
+  /** Client ID Metadata Document clients (fetch, validation, staged redirect changes) and their counters. */
+  cimd: CimdClients;
+  /** Counters of the registration endpoint's HTTP limits (set when the HTTP app is built). */
+  registrationHttpStats: RegistrationHttpStats;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
 export const JSON_BODY_LIMIT = "100kb";
 /** How often clients' last-used stamps are written (batched off the token endpoint's path). */
 const LAST_USED_FLUSH_MS = 10_000;
+/** How often registrations that never connected are looked for (TOOLGATE_REGISTRATION_IDLE_DAYS). */
+const REGISTRATION_PRUNE_MS = 60 * 60 * 1000;
 /** How often each instance deletes expired failed-sign-in counts (one indexed DELETE). */
 const LOGIN_THROTTLE_PRUNE_MS = 10 * 60_000;
 
@@ -121,6 +131,14 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const resourceServers = new ResourceServerService(deps.db, secretPepper, deps.config.publicUrl, clock, ids, deps.config.database.kind);
   const lifecycle = await createLifecycle({ db: deps.db, caches, clock, ids, logger: deps.logger, jwt, registry, servers: resourceServers, scan: deps.config.scan, onScanOutcome: (o) => metrics.scanFinished(o) });
   const resolver = rbac.resolver;
+  const connectionRegistry = new ConnectionRegistry(deps.db, caches);
+  const connectionWriter = new ConnectionWriter(deps.db, clock, ids);
+  const cimd = new CimdClients(deps.db, clock, ids, {
+    allowPrivateNetworks: deps.config.scan.allowPrivateNetworks,
+    timeoutMs: deps.config.cimd.timeoutMs,
+    ca: deps.config.cimd.caFile === undefined ? undefined : readFileSync(deps.config.cimd.caFile, "utf8"),
+  });
+  const signInClients = new SignInClientLookup(deps.db, cimd);
   const signin = createSignIn({
     db: deps.db,
     clock,
@@ -130,9 +148,13 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     issuer: deps.config.publicUrl,
     grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
     ports: {
-      findClient: (clientId) => findClientForSignIn(deps.db, clientId),
+      findClient: (clientId) => signInClients.find(clientId),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
+      serversByResource: (resource) => registry.findAllByResource(resource),
+      connectionStatus: async (clientId, serverId) => (await connectionRegistry.get(clientId, serverId))?.status ?? null,
+      connect: (input) => connectionWriter.connect(input),
+      describe: (tenantId, serverId, scopes) => describeForConsent(deps.db, tenantId, serverId, scopes),
       verifyUser: (workspaceId, email, password, source) => tenancy.verifyCredentials(workspaceId, email, password, source),
       userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
     },
@@ -151,8 +173,16 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     serverLookup: resourceServers,
     scopes: rbac.resolver,
     signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes: (t, r, u) => resolver.userScopes(t, r, u) },
+    connectionRegistry,
+    // RFC 8414 §2 / RFC 7591 §3: where clients register themselves.
+    metadataContributors: [
+      (base) => ({ registration_endpoint: base + REGISTRATION_PATH }),
+      // draft-ietf-oauth-client-id-metadata-document §5: https client_ids are fetched as metadata documents.
+      () => ({ client_id_metadata_document_supported: true }),
+    ],
     outcomes: metrics,
   });
+  const registration = new RegistrationService(deps.db, secretPepper, clock, ids, deps.config.publicUrl.replace(/\/+$/, "") + REGISTRATION_PATH);
   // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
   memberships.onRemoved((tx, tenantId, userId) => rbac.groups.removeUserEverywhere(tx, tenantId, userId));
   memberships.onRemoved((tx, tenantId, userId) => rbac.bindings.removeUserBindings(tx, tenantId, userId));
@@ -183,6 +213,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     clients,
     oauth,
     signin,
+    registration,
+    cimd,
+    registrationHttpStats: { rateLimited: 0, tooLarge: 0 },
   };
 }
 
@@ -206,6 +239,11 @@ export function createHttpApp(services: Services): Express {
   // The OAuth endpoints parse their own forms and answer every error in the OAuth shape.
   app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
   app.use(authorizeRouter(services.signin.service, logger));
+  // RFC 7591/7592 in its own router: its own JSON limit, rate limit and error shape.
+  const registration = registrationRouter(services.registration, services.config.registration, services.clock, logger);
+  services.registrationHttpStats = registration.stats;
+  services.metrics.readRegistrations({ service: services.registration.stats, http: registration.stats });
+  app.use(registration.router);
   app.use(discoveryRouter(services.oauth.metadata, services.keys));
 
   // Everything else takes JSON bodies and answers errors as {error} (rest/errors.ts).
@@ -282,12 +320,14 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await channel?.start();
       await watch?.start(deps.config.cachePollMs, (e) => log.warn({ err: e }, "could not check the database file for outside writes"));
       services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
+      services.registration.startPruning(deps.config.registration.idleDays, REGISTRATION_PRUNE_MS, (e) => log.warn({ err: e }, "pruning idle registrations failed"));
       pruneTimer = setInterval(pruneLoginFailures, LOGIN_THROTTLE_PRUNE_MS).unref();
     },
     async close() {
       clearInterval(pruneTimer);
       watch?.stop();
       await channel?.stop();
+      services.registration.stopPruning();
       await services.oauth.lastUsed.stop().catch((e) => log.warn({ err: e }, "client last-used flush failed"));
     },
   };

@@ -69,7 +69,7 @@ const envSchema = z
         .optional(),
     ),
     // GET /metrics (Prometheus) answers only with this bearer token; unset = /metrics is off (404).
-    // docs/decisions/0021-metrics-endpoint.md.
+    // docs/decisions/0022-metrics-endpoint.md.
     TOOLGATE_METRICS_TOKEN: optionalString.pipe(
       z
         .string()
@@ -94,6 +94,16 @@ const envSchema = z
     // get the same successor back (a retry after a lost answer); 0 turns it off (docs/sign-in.md).
     // Unset or empty means the default (an empty value must not read as 0, which turns it off).
     TOOLGATE_REFRESH_GRACE_SECONDS: optionalString.pipe(z.coerce.number<string>().int().min(0).max(60).optional()).transform((v) => v ?? REFRESH_GRACE_DEFAULT_S),
+    // Dynamic client registration (POST /oauth/register) is open to anyone: registrations per client
+    // address per window (429 with Retry-After beyond), and how long a registration that never
+    // connected to any server is kept (0 = forever).
+    TOOLGATE_REGISTRATION_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(20),
+    TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+    TOOLGATE_REGISTRATION_IDLE_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+    // Client ID Metadata Documents: the fetch deadline, and a PEM file of extra CA certificates
+    // trusted for the documents' https servers (a private CA; the system's roots stay trusted).
+    TOOLGATE_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(30000).default(3000),
+    TOOLGATE_OUTBOUND_CA_FILE: optionalString,
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -153,6 +163,10 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** Retry grace of a rotated refresh token, in seconds (0..60): see docs/sign-in.md "Crash-safe rotation". */
   readonly refreshGraceSeconds: number;
+  /** Dynamic client registration: per-address rate limit, and idle registrations' lifetime (days, 0 = kept). */
+  readonly registration: { readonly perAddress: number; readonly windowMs: number; readonly idleDays: number };
+  /** CIMD document fetches: deadline, and a PEM file of extra trusted CAs (path, read at start-up). */
+  readonly cimd: { readonly timeoutMs: number; readonly caFile: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -201,6 +215,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     benchRoutes: e.TOOLGATE_BENCH_ROUTES,
     scan: Object.freeze({ timeoutMs: e.TOOLGATE_SCAN_TIMEOUT_MS, maxBytes: e.TOOLGATE_SCAN_MAX_BYTES, allowPrivateNetworks: e.TOOLGATE_SCAN_ALLOW_PRIVATE }),
     refreshGraceSeconds: e.TOOLGATE_REFRESH_GRACE_SECONDS,
+    registration: Object.freeze({
+      perAddress: e.TOOLGATE_REGISTRATION_RATE_LIMIT,
+      windowMs: e.TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS * 1000,
+      idleDays: e.TOOLGATE_REGISTRATION_IDLE_DAYS,
+    }),
+    cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE }),
     trustProxy: e.TOOLGATE_TRUST_PROXY === undefined ? undefined : /^\d+$/.test(e.TOOLGATE_TRUST_PROXY) ? Number(e.TOOLGATE_TRUST_PROXY) : e.TOOLGATE_TRUST_PROXY,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
   });

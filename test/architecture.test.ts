@@ -38,6 +38,7 @@ const OWNERS: Record<string, string> = {
   driftEvent: "resource-servers",
   sdkManifest: "resource-servers",
   client: "clients",
+  connection: "clients",
   signingKey: "tokens",
   revokedToken: "tokens",
   revokedFamily: "tokens",
@@ -87,7 +88,7 @@ describe("architecture", () => {
       const text = source.replace(/^\s*(\/\/|\*|\/\*).*$/gm, ""); // code only, not comments
       if (/\$transaction\(\s*\[/.test(text)) offences.push(`${path}: batch $transaction([...]) is not tracked`);
       if (/\$executeRaw(?:Unsafe)?\s*[`(]\s*["'`]?\s*(INSERT|UPDATE|DELETE)/i.test(text)) offences.push(`${path}: raw SQL write bypasses the unit of work`);
-      if (/["'`](member|bindings|role|client|server|resource|policy|keys|revoked_token|revoked_family):/.test(text)) offences.push(`${path}: names a cache key`);
+      if (/["'`](member|bindings|role|client|connection|server|resource|policy|keys|revoked_token|revoked_family):/.test(text)) offences.push(`${path}: names a cache key`);
     }
     expect(offences).toEqual([]);
   });

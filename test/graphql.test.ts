@@ -188,7 +188,7 @@ describe("mutations", () => {
       revokedAt: null,
     });
     // The credential pair is real: the token endpoint issues a token for it.
-    const token = await h.request("POST", "/oauth/token", { basic: [clientId, clientSecret], form: { grant_type: "client_credentials", scope: "files:read" } });
+    const token = await h.request("POST", "/oauth/token", { basic: [clientId, clientSecret!], form: { grant_type: "client_credentials", scope: "files:read" } });
     expect(token.status).toBe(200);
     expect(token.body).toMatchObject({ token_type: "Bearer", scope: "files:read", expires_in: 600 });
 

@@ -182,14 +182,27 @@ describe("GET /metrics with a token", () => {
     expect(await moved(h, "toolgate_scans_total", { outcome: "failed" }, async () => expect((await rescan(h, gone.id)).status).toBe(502))).toBe(1);
   });
 
-  it("exposes a registrations counter per outcome for the registration route", async () => {
-    const samples = await scrape(h);
-    expect(value(samples, "toolgate_registrations_total", { outcome: "created" })).toBe(0);
-    h.services.metrics.recordRegistration("created");
-    h.services.metrics.recordRegistration("invalid_redirect_uri");
-    const after = await scrape(h);
-    expect(value(after, "toolgate_registrations_total", { outcome: "created" })).toBe(1);
-    expect(value(after, "toolgate_registrations_total", { outcome: "invalid_redirect_uri" })).toBe(1);
+  it("counts dynamic client registrations by outcome, and RFC 7592 operations", async () => {
+    const name = "toolgate_registrations_total";
+    const body = { redirect_uris: ["http://127.0.0.1:33418/cb"], token_endpoint_auth_method: "none", client_name: "Metrics probe" };
+    let created: any;
+    expect(
+      await moved(h, name, { outcome: "created" }, async () => {
+        created = await h.request("POST", "/oauth/register", { json: body });
+        expect(created.status).toBe(201);
+      }),
+    ).toBe(1);
+    expect(
+      await moved(h, name, { outcome: "rejected" }, async () => {
+        expect((await h.request("POST", "/oauth/register", { json: { ...body, redirect_uris: ["ftp://nowhere.example.test/"] } })).status).toBe(400);
+      }),
+    ).toBe(1);
+    const configure = created.body.registration_client_uri.replace(h.config.publicUrl, "");
+    expect(
+      await moved(h, "toolgate_registration_management_total", { operation: "read" }, async () => {
+        expect((await h.request("GET", configure, { token: created.body.registration_access_token })).status).toBe(200);
+      }),
+    ).toBe(1);
   });
 
   it.runIf(!onPostgres)("counts cache resets when another process (the CLI) writes the SQLite file", async () => {

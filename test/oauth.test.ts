@@ -63,11 +63,13 @@ describe("discovery (RFC 8414)", () => {
       code_challenge_methods_supported: ["S256"],
       authorization_response_iss_parameter_supported: true,
       grant_types_supported: ["client_credentials", "authorization_code", "refresh_token"],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
       revocation_endpoint: `${base}/oauth/revoke`,
-      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
       introspection_endpoint: `${base}/oauth/introspect`,
       introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
+      registration_endpoint: `${base}/oauth/register`,
+      client_id_metadata_document_supported: true,
     };
     expect(as).toEqual(expected);
     const oidc = await discover(h, "oidc");
@@ -84,9 +86,9 @@ describe("discovery (RFC 8414)", () => {
       jwks_uri: "https://auth.example.test/oauth/jwks",
       response_types_supported: [],
       grant_types_supported: ["client_credentials"],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
       revocation_endpoint: "https://auth.example.test/oauth/revoke",
-      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      revocation_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
       introspection_endpoint: "https://auth.example.test/oauth/introspect",
       introspection_endpoint_auth_methods_supported: ["client_secret_basic"],
     });

@@ -29,11 +29,13 @@ export interface ClientCounts {
 
 function clientCountsLoader({ reads }: LoaderDeps) {
   return new DataLoader<string, ClientCounts>(async (resourceServerIds) => {
-    const rows = await reads.client.groupBy({
-      by: ["resourceServerId", "status"],
-      where: { resourceServerId: { in: [...resourceServerIds] } },
-      _count: { _all: true },
-    });
+    // Pre-registered clients by their own status, connected dcr/cimd clients by their connection's.
+    const where = { resourceServerId: { in: [...resourceServerIds] } };
+    const [clients, connections] = await Promise.all([
+      reads.client.groupBy({ by: ["resourceServerId", "status"], where, _count: { _all: true } }),
+      reads.connection.groupBy({ by: ["resourceServerId", "status"], where, _count: { _all: true } }),
+    ]);
+    const rows = [...clients, ...connections];
     const byServer = new Map<string, ClientCounts>(resourceServerIds.map((id) => [id, { total: 0, pending: 0, approved: 0, revoked: 0 }]));
     for (const row of rows) {
       const counts = row.resourceServerId ? byServer.get(row.resourceServerId) : undefined;

@@ -9,6 +9,7 @@ import "./types/resource-server";
 import "./types/resource-server-mutations";
 import "./types/client";
 import "./types/client-mutations";
+import "./types/connection";
 // Resource-server lifecycle: tools, scopes, setup, policy, drift (docs/lifecycle.md).
 import "./types/tool";
 import "./types/lifecycle";

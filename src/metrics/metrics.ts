@@ -1,4 +1,4 @@
-// The Prometheus figures of one app instance (GET /metrics; docs/decisions/0021-metrics-endpoint.md).
+// The Prometheus figures of one app instance (GET /metrics; docs/decisions/0022-metrics-endpoint.md).
 //
 // One Registry per instance, never prom-client's global one: tests start several apps in one
 // process, and two instances must not share or collide on figures.
@@ -30,20 +30,15 @@ const TOKEN_OUTCOMES = [
 ] as const;
 
 /**
- * Dynamic client registration outcomes (RFC 7591 §3.2): created, the §3.2.2 error codes, refused
- * by a rate limit or policy, or an internal error. The registration route calls recordRegistration.
+ * Dynamic client registration (RFC 7591) figures, as the registration service and its router
+ * already count them (read at scrape time): registrations created, refused for bad metadata
+ * (registration or RFC 7592 update), refused by the per-address rate limit or for size; RFC 7592
+ * reads, updates and deletions; idle registrations pruned.
  */
-export const REGISTRATION_OUTCOMES = [
-  "created",
-  "invalid_redirect_uri",
-  "invalid_client_metadata",
-  "invalid_software_statement",
-  "unapproved_software_statement",
-  "rate_limited",
-  "rejected",
-  "error",
-] as const;
-export type RegistrationOutcome = (typeof REGISTRATION_OUTCOMES)[number];
+export interface RegistrationCounts {
+  service: { registered: number; rejected: number; read: number; updated: number; deleted: number; pruned: number };
+  http: { rateLimited: number; tooLarge: number };
+}
 
 export const HTTP_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -81,7 +76,7 @@ export class Metrics implements OAuthOutcomes {
   private readonly tokens: Counter<"grant_type" | "outcome">;
   private readonly introspections: Counter<"active" | "cache">;
   private readonly scans: Counter<"outcome">;
-  private readonly registrations: Counter<"outcome">;
+  private registrationCounts: RegistrationCounts | undefined;
   /** [active][cached] children, bound once: the introspection hot path only increments. */
   private readonly introspectionChildren: { inc(): void }[][];
 
@@ -112,13 +107,27 @@ export class Metrics implements OAuthOutcomes {
       [this.introspections.labels("true", "miss"), this.introspections.labels("true", "hit")],
     ];
     this.scans = new Counter({ name: "toolgate_scans_total", help: "MCP server rescans by outcome", labelNames: ["outcome"], registers });
-    this.registrations = new Counter({
-      name: "toolgate_registrations_total",
-      help: "Dynamic client registrations (RFC 7591) by outcome",
-      labelNames: ["outcome"],
-      registers,
+    const registrations = () => this.registrationCounts;
+    scrapedCounter(this.registry, "toolgate_registrations_total", "Dynamic client registrations (RFC 7591) by outcome: created, rejected (bad metadata), rate_limited, too_large", ["outcome"], () => {
+      const c = registrations();
+      if (!c) return [];
+      return [
+        [{ outcome: "created" }, c.service.registered],
+        [{ outcome: "rejected" }, c.service.rejected],
+        [{ outcome: "rate_limited" }, c.http.rateLimited],
+        [{ outcome: "too_large" }, c.http.tooLarge],
+      ];
     });
-    for (const outcome of REGISTRATION_OUTCOMES) this.registrations.labels(outcome).inc(0);
+    scrapedCounter(this.registry, "toolgate_registration_management_total", "RFC 7592 operations on registrations (read, updated, deleted) and idle registrations pruned", ["operation"], () => {
+      const c = registrations();
+      if (!c) return [];
+      return [
+        [{ operation: "read" }, c.service.read],
+        [{ operation: "updated" }, c.service.updated],
+        [{ operation: "deleted" }, c.service.deleted],
+        [{ operation: "pruned" }, c.service.pruned],
+      ];
+    });
 
     const { caches, bus } = sources;
     const byCache = (stat: (c: EntryCache<unknown>) => number) => () => [...perCache(caches, stat)].map(([cache, v]) => [{ cache }, v] as [Record<string, string>, number]);
@@ -179,9 +188,9 @@ export class Metrics implements OAuthOutcomes {
     this.scans.inc({ outcome });
   }
 
-  /** For the dynamic client registration route (RFC 7591): one answer, by outcome. */
-  recordRegistration(outcome: RegistrationOutcome): void {
-    this.registrations.inc({ outcome: (REGISTRATION_OUTCOMES as readonly string[]).includes(outcome) ? outcome : "error" });
+  /** Where the registration figures are read at scrape time (the service's and its router's counters). */
+  readRegistrations(counts: RegistrationCounts): void {
+    this.registrationCounts = counts;
   }
 
   /** The exposition (Prometheus text format 0.0.4) and its content type. */

@@ -16,6 +16,7 @@ export type ChangeKind =
   | "bindings"
   | "role"
   | "client"
+  | "connection"
   | "server"
   | "resource"
   | "policy"

@@ -43,6 +43,14 @@ export const TRACKED_MODELS: Readonly<Record<string, TrackedModel>> = {
   Role: { kinds: ["role"], fields: ["id"], keys: (r) => [`role:${r.id}`], ignore: ["updatedAt", "name", "description"] },
   RoleGrant: { kinds: ["role"], fields: ["roleId"], keys: (r) => [`role:${r.roleId}`] },
   Client: { kinds: ["client"], fields: ["clientId"], keys: (r) => [`client:${r.clientId}`], ignore: ["lastUsedAt", "updatedAt"] },
+  // A client's link to one server (clients/connections.ts). Deleting a client cascades to its
+  // connections unseen; the client's own key covers that (a deleted client is refused first).
+  Connection: {
+    kinds: ["connection"],
+    fields: ["resourceServerId", "clientId"],
+    keys: (r) => [`connection:${r.resourceServerId}:${r.clientId}`],
+    ignore: ["lastConnectedAt", "updatedAt", "scopesGranted"],
+  },
   ResourceServer: {
     kinds: ["server", "resource", "policy"],
     fields: ["id", "tenantId", "resourceUrl"],

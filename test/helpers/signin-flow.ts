@@ -62,15 +62,16 @@ export interface TokenAnswer {
   requestId: string | null;
 }
 
-/** POST /oauth/token with client_secret_basic. */
-export async function tokenRequest(serverUrl: string, client: { clientId: string; clientSecret: string }, form: Record<string, string>): Promise<TokenAnswer> {
+/** POST /oauth/token with client_secret_basic, or as a public client (client_id in the body) when there is no secret. */
+export async function tokenRequest(serverUrl: string, client: { clientId: string; clientSecret?: string }, form: Record<string, string>): Promise<TokenAnswer> {
+  const headers: Record<string, string> = { "content-type": "application/x-www-form-urlencoded" };
+  if (client.clientSecret !== undefined) {
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString("base64")}`;
+  }
   const res = await fetch(`${serverUrl}/oauth/token`, {
     method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString("base64")}`,
-    },
-    body: new URLSearchParams(form),
+    headers,
+    body: new URLSearchParams(client.clientSecret === undefined ? { ...form, client_id: client.clientId } : form),
   });
   return { status: res.status, body: (await res.json()) as Record<string, any>, requestId: res.headers.get("x-request-id") };
 }
@@ -81,7 +82,8 @@ export interface CodeFlow {
   /** Where the server actually listens. */
   serverUrl: string;
   clientId: string;
-  clientSecret: string;
+  /** Absent for a public client (token_endpoint_auth_method none). */
+  clientSecret?: string;
   redirectUri: string;
   resource: string;
   scope: string;
@@ -135,7 +137,7 @@ export async function signInWithCode(f: CodeFlow): Promise<Record<string, any>> 
 export async function setUpSignIn(
   serverUrl: string,
   adminToken: string,
-  opts: { name: string; scopes: string[]; users: Array<{ email: string; password: string }>; redirectUri: string },
+  opts: { name: string; scopes: string[]; users: Array<{ email: string; password: string }>; redirectUri: string; publicBaseUrl?: string },
 ): Promise<{ resource: string; serverId: string; introspectionSecret: string; clientId: string; clientSecret: string; userIds: string[] }> {
   const admin = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(serverUrl + path, {
@@ -151,7 +153,7 @@ export async function setUpSignIn(
   const slug = randomBytes(4).toString("hex");
   const rs = await admin("POST", "/svc/resource-servers", {
     name: opts.name,
-    public_base_url: `https://${slug}.example.test`,
+    public_base_url: opts.publicBaseUrl ?? `https://${slug}.example.test`,
     protected_base_path: "/mcp",
     scopes_supported: opts.scopes,
   });

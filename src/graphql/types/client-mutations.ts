@@ -16,13 +16,14 @@ const PreRegisterClientInput = builder.inputType("PreRegisterClientInput", {
     grantTypes: t.stringList({ required: false, description: "Defaults by kind: client_credentials for m2m, authorization_code + refresh_token otherwise." }),
     allowedScopes: t.stringList({ required: false, description: "Scope ids of this resource server; defaults to none." }),
     tokenLifetime: t.int({ required: false, description: "Seconds, 300..86400; defaults to 3600." }),
+    tokenEndpointAuthMethod: t.string({ required: false, description: "client_secret_basic (default), client_secret_post, or none (a public agent, human_app or cli client: no secret, PKCE)." }),
   }),
 });
 
-const PreRegisterClientPayload = builder.objectRef<{ clientId: string; secret: string }>("PreRegisterClientPayload").implement({
+const PreRegisterClientPayload = builder.objectRef<{ clientId: string; secret: string | null }>("PreRegisterClientPayload").implement({
   fields: (t) => ({
     clientId: t.exposeString("clientId", { description: "The OAuth client_id." }),
-    clientSecret: t.exposeString("secret", { description: "Shown only here; store it now. A lost secret is replaced with rotateClientSecret." }),
+    clientSecret: t.exposeString("secret", { nullable: true, description: "Shown only here; store it now. A lost secret is replaced with rotateClientSecret. null for a public client." }),
   }),
 });
 
@@ -37,7 +38,7 @@ builder.mutationField("preRegisterClient", (t) =>
       const resourceServerId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
       const input = parseArg(createClientSchema, toWire(args.input), "input");
       const created = await ctx.services.clients.create(ctx.actor, resourceServerId, input);
-      return { clientId: created.client_id, secret: created.client_secret };
+      return { clientId: created.client_id, secret: created.client_secret ?? null };
     },
   }),
 );

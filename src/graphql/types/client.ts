@@ -12,7 +12,7 @@ export const ClientRef = builder.prismaObject("Client", {
   fields: (t) => ({
     id: t.exposeID("id"),
     clientId: t.exposeString("clientId", { description: "The OAuth client_id (opaque), or the metadata URL of a CIMD client." }),
-    workspaceId: t.exposeID("tenantId"),
+    workspaceId: t.exposeID("tenantId", { nullable: true, description: "null for dcr and cimd clients: they belong to no workspace and reach servers through connections." }),
     resourceServerId: t.exposeID("resourceServerId", { nullable: true }),
     clientName: t.exposeString("clientName"),
     description: t.exposeString("description", { nullable: true }),

@@ -109,7 +109,7 @@ export const ResourceServerRef = builder.prismaObject("ResourceServer", {
     }),
     clientCounts: t.field({
       type: ClientCountsRef,
-      description: "Clients of this server by status (one batched query for the whole list).",
+      description: "Clients of this server by status: pre-registered ones and connected dcr/cimd ones (batched for the whole list).",
       resolve: (rs, _args, ctx) => ctx.loaders.clientCounts.load(rs.id),
     }),
   }),

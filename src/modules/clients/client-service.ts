@@ -10,7 +10,7 @@ import type { IdGenerator } from "../../shared/ids";
 import { hashSecret } from "../../shared/crypto";
 import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
-import type { Client } from "../../generated/sqlite/client";
+import type { Client, Connection } from "../../generated/sqlite/client";
 import { DbNull } from "@prisma/client/runtime/client";
 import type { Page } from "../../shared/pagination";
 import {
@@ -29,10 +29,10 @@ import { toClientView, type ClientView, type CreatedClientView, type RotatedSecr
  * Client secrets are 256-bit random strings, shown once, stored as a peppered hash
  * (docs/decisions/0003-client-secrets.md).
  */
-const SECRET_BYTES = 32;
+export const SECRET_BYTES = 32;
 /** client_id: "tgc_" + 128 random bits, base64url — opaque and URL-safe (docs/decisions/0003-client-secrets.md). */
-const CLIENT_ID_PREFIX = "tgc_";
-const CLIENT_ID_BYTES = 16;
+export const CLIENT_ID_PREFIX = "tgc_";
+export const CLIENT_ID_BYTES = 16;
 
 /** How the clients module finds the live resource server named in a path (resource-servers module). */
 export interface ServerLookup {
@@ -48,10 +48,16 @@ export class ClientService {
     private readonly ids: IdGenerator,
   ) {}
 
-  /** Pre-registration (registration_mode "prereg"). The answer is the only place the secret appears. */
+  /**
+   * Pre-registration (registration_mode "prereg"). The answer is the only place the secret appears.
+   * A public client (token_endpoint_auth_method "none": agent, human_app or cli; never
+   * client_credentials, checked by the schema) gets no secret at all.
+   */
   async create(actor: Actor, resourceServerId: string, input: CreateClientInput): Promise<CreatedClientView> {
     assertCanWrite(actor);
-    const { secret, secretHash } = this.newSecret();
+    const isPublic = input.token_endpoint_auth_method === "none";
+    const fresh = isPublic ? undefined : this.newSecret();
+    const secret = fresh?.secret;
     const now = this.clock.now();
     const row = await this.db.$transaction(async (tx) => {
       const server = await this.servers.findLive(tx, actor, resourceServerId);
@@ -70,8 +76,8 @@ export class ClientService {
           kind: input.kind,
           registrationMode: "prereg",
           status: "approved",
-          secretHash,
-          tokenEndpointAuthMethod: "client_secret_basic",
+          secretHash: fresh?.secretHash ?? null,
+          tokenEndpointAuthMethod: input.token_endpoint_auth_method,
           redirectUris: input.redirect_uris,
           grantTypes: input.grant_types ?? defaultGrantTypes(input.kind),
           allowedScopes: input.allowed_scopes,
@@ -82,7 +88,8 @@ export class ClientService {
       });
       return created;
     });
-    return { ...toClientView(row), client_secret: secret, client_id_issued_at: epochSeconds(now), client_secret_expires_at: 0 };
+    const issued = { client_id_issued_at: epochSeconds(now), client_secret_expires_at: 0 as const };
+    return secret === undefined ? { ...toClientView(row), ...issued } : { ...toClientView(row), client_secret: secret, ...issued };
   }
 
   /** The dashboard form (Client Name, Client Type, Description) for the same record. */
@@ -91,35 +98,56 @@ export class ClientService {
       client_name: input.client_name,
       kind: input.client_type,
       description: input.description,
+      token_endpoint_auth_method: "client_secret_basic",
       redirect_uris: [],
       allowed_scopes: [],
       token_lifetime: TOKEN_LIFETIME.default,
     });
   }
 
-  /** One page of the server's clients, oldest first (CLIENT_LIST). */
+  /**
+   * One page of the server's clients, oldest first (CLIENT_LIST): its pre-registered clients and
+   * the dcr/cimd clients connected to it (one query; the status filter applies to a connected
+   * client's connection).
+   */
   async list(actor: Actor, resourceServerId: string, query: ListClientsQuery): Promise<Page<ClientView>> {
     assertCanRead(actor);
     await this.servers.findLive(this.db, actor, resourceServerId);
+    const kind = query.kind === undefined ? {} : { kind: query.kind };
+    const status = query.status === undefined ? {} : { status: query.status };
     const rows = await this.db.client.findMany({
-      where: CLIENT_LIST.where({ tenantId: actor.tenantId, resourceServerId, kind: query.kind, status: query.status }, query.cursor),
+      where: CLIENT_LIST.where(
+        {
+          OR: [
+            { tenantId: actor.tenantId, resourceServerId, ...kind, ...status },
+            { tenantId: null, ...kind, connections: { some: { resourceServerId, tenantId: actor.tenantId, ...status } } },
+          ],
+        },
+        query.cursor,
+      ),
+      include: { connections: { where: { resourceServerId, tenantId: actor.tenantId }, take: 1 } },
       orderBy: CLIENT_LIST.orderBy,
       take: query.limit + 1,
     });
-    return CLIENT_LIST.page(rows, query.limit, toClientView);
+    return CLIENT_LIST.page(rows, query.limit, (r) => toClientView(r, r.connections[0]));
   }
 
   async get(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
     assertCanRead(actor);
-    return toClientView(await this.find(this.db, actor, resourceServerId, clientId));
+    const { client, connection } = await this.findAny(this.db, actor, resourceServerId, clientId);
+    return toClientView(client, connection);
   }
 
   /** Changes the configurable properties; a narrower allowed_scopes narrows live tokens at once. */
   async update(actor: Actor, resourceServerId: string, clientId: string, input: UpdateClientInput): Promise<ClientView> {
     assertCanWrite(actor);
     const row = await this.db.$transaction(async (tx) => {
-      const current = await this.find(tx, actor, resourceServerId, clientId);
+      const { client: current, connection } = await this.findAny(tx, actor, resourceServerId, clientId);
+      if (connection) throw conflict("a dcr or cimd client manages its own registration; a workspace can only revoke its connection");
       if (current.status === "revoked") throw conflict("client is revoked");
+      if (current.tokenEndpointAuthMethod === "none" && input.grant_types?.includes("client_credentials")) {
+        throw badRequest("grant_types: client_credentials needs a client secret; a public client (none) cannot use it");
+      }
       if (input.allowed_scopes) await this.assertScopesExist(tx, actor, resourceServerId, input.allowed_scopes);
       const updated = await tx.client.update({
         where: { id: current.id },
@@ -145,14 +173,29 @@ export class ClientService {
    */
   async revoke(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
     assertCanWrite(actor);
-    const row = await this.db.$transaction(async (tx) => {
-      const current = await this.find(tx, actor, resourceServerId, clientId);
-      if (current.status === "revoked") return current;
+    const { client, connection } = await this.db.$transaction(async (tx) => {
+      const found = await this.findAny(tx, actor, resourceServerId, clientId);
       const now = this.clock.now();
-      const updated = await tx.client.update({ where: { id: current.id }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
-      return updated;
+      // A dcr/cimd client: only its connection to this server is revoked (spec: "Revoking a client
+      // from one resource server affects only that workspace"); its other connections stay.
+      if (found.connection) {
+        if (found.connection.status === "revoked") return found;
+        const revoked = await tx.connection.update({ where: { id: found.connection.id }, data: { status: "revoked", revokedAt: now } });
+        return { client: found.client, connection: revoked };
+      }
+      if (found.client.status === "revoked") return found;
+      const updated = await tx.client.update({ where: { id: found.client.id }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
+      return { client: updated, connection: null };
     });
-    return toClientView(row);
+    return toClientView(client, connection);
+  }
+
+  /** Revokes a dcr/cimd client's connection to this server (404 when it has none here): revoke() for connections only. */
+  async revokeConnection(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
+    assertCanWrite(actor);
+    const { connection } = await this.findAny(this.db, actor, resourceServerId, clientId);
+    if (!connection) throw notFound("connection");
+    return this.revoke(actor, resourceServerId, clientId);
   }
 
   /**
@@ -204,17 +247,18 @@ export class ClientService {
    */
   async approveRedirects(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView & { staged_redirect_uris: null; previous_redirect_uris: string[] }> {
     assertCanWrite(actor);
-    const { client, previous } = await this.db.$transaction(async (tx) => {
-      const current = await this.find(tx, actor, resourceServerId, clientId);
+    const { client, previous, connection } = await this.db.$transaction(async (tx) => {
+      // A CIMD client is approved through a server it is connected to; the approved set is the client's own.
+      const { client: current, connection } = await this.findAny(tx, actor, resourceServerId, clientId);
       const staged = current.stagedRedirectUris as string[] | null;
       if (staged === null || staged === undefined) throw conflict("no redirect-URI change is staged for this client; nothing to approve");
       const updated = await tx.client.update({
         where: { id: current.id },
         data: { redirectUris: staged, stagedRedirectUris: DbNull, updatedAt: this.clock.now() },
       });
-      return { client: updated, previous: current.redirectUris as string[] };
+      return { client: updated, previous: current.redirectUris as string[], connection };
     });
-    return { ...toClientView(client), staged_redirect_uris: null, previous_redirect_uris: previous };
+    return { ...toClientView(client, connection), staged_redirect_uris: null, previous_redirect_uris: previous };
   }
 
   /**
@@ -234,6 +278,18 @@ export class ClientService {
   private newSecret(): { secret: string; secretHash: string } {
     const secret = this.ids.token(SECRET_BYTES);
     return { secret, secretHash: hashSecret(this.pepper, secret) };
+  }
+
+  /** A client pre-registered for this server, or a dcr/cimd client connected to it (with that connection), or 404. */
+  private async findAny(tx: DbOrTx, actor: Actor, resourceServerId: string, clientId: string): Promise<{ client: Client; connection: Connection | null }> {
+    await this.servers.findLive(tx, actor, resourceServerId);
+    const c = await tx.client.findUnique({
+      where: { clientId },
+      include: { connections: { where: { resourceServerId, tenantId: actor.tenantId }, take: 1 } },
+    });
+    if (c && c.tenantId === actor.tenantId && c.resourceServerId === resourceServerId) return { client: c, connection: null };
+    if (c && c.tenantId === null && c.connections[0]) return { client: c, connection: c.connections[0] };
+    throw notFound("client");
   }
 
   /** The client of this workspace registered against this live server, or 404. */

@@ -1,6 +1,7 @@
 export { ClientService, type ServerLookup } from "./client-service";
 export { ClientRegistry, type RegisteredClient } from "./registry";
 export { LastUsedRecorder } from "./last-used";
+export { ConnectionRegistry, ConnectionWriter, type ConnectionFacts, type ConnectInput } from "./connections";
 export {
   CLIENT_KINDS,
   CLIENT_STATUSES,
@@ -16,6 +17,7 @@ export {
   SECRET_GRACE,
   listClientsQuerySchema,
   CLIENT_LIST,
+  CONNECTION_LIST,
   clientIdParamSchema,
   type ClientKind,
   type ClientStatus,
@@ -27,4 +29,9 @@ export {
   type ListClientsQuery,
 } from "./schemas";
 export { toClientView, type ClientView, type CreatedClientView, type RotatedSecretView } from "./views";
-export { findClientForSignIn, type ClientForSignIn } from "./sign-in-lookup";
+export { findClientForSignIn, SignInClientLookup, type ClientForSignIn } from "./sign-in-lookup";
+export { CimdClients, type CimdOutcome, type CimdStats } from "./cimd/cimd-clients";
+export { isCimdClientId, cimdUrl } from "./cimd/client-id";
+export { CIMD_MAX_BYTES, CIMD_CACHE } from "./cimd/fetch-document";
+export { RegistrationService, RegistrationAccessDenied, type RegistrationResponse, type RegistrationStats } from "./registration";
+export { RegistrationError, readClientMetadata, DCR_AUTH_METHODS, type ClientMetadata } from "./registration-metadata";

@@ -16,9 +16,14 @@ export interface RegisteredClient {
   id: string;
   /** The public OAuth client_id. */
   clientId: string;
-  tenantId: string;
+  /** The workspace of a pre-registered client; null for dcr/cimd clients (they reach servers through connections). */
+  tenantId: string | null;
   resourceServerId: string | null;
+  /** prereg | dcr | cimd */
+  registrationMode: string;
   status: ClientStatus;
+  /** `none` for public clients (RFC 7591 §2), which have no secret. */
+  tokenEndpointAuthMethod: string;
   /** null for public clients (no secret). */
   secretHash: string | null;
   /** The secret a rotation replaced, accepted until previousSecretExpiresAt (epoch ms); null when none. */
@@ -30,6 +35,14 @@ export interface RegisteredClient {
   allowedScopeSet: ReadonlySet<string>;
   tokenLifetime: number;
 }
+
+/** The allowed-scope set of a connection client: bounded by the user's bindings alone. */
+class EveryScope extends Set<string> {
+  override has(_scope: string): boolean {
+    return true;
+  }
+}
+const EVERY_SCOPE: ReadonlySet<string> = new EveryScope();
 
 // Same length as a real hash, so an unknown client_id costs the same HMAC + compare.
 const DUMMY_HASH = "x".repeat(43);
@@ -45,7 +58,21 @@ export class ClientRegistry {
     this.cache = caches.create<RegisteredClient>("client", async (clientId) => {
       const r = await db.client.findUnique({
         where: { clientId },
-        select: { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, secretHash: true, previousSecretHash: true, previousSecretExpiresAt: true, grantTypes: true, allowedScopes: true, tokenLifetime: true },
+        select: {
+          id: true,
+          clientId: true,
+          tenantId: true,
+          resourceServerId: true,
+          registrationMode: true,
+          status: true,
+          tokenEndpointAuthMethod: true,
+          secretHash: true,
+          previousSecretHash: true,
+          previousSecretExpiresAt: true,
+          grantTypes: true,
+          allowedScopes: true,
+          tokenLifetime: true,
+        },
       });
       if (!r || r.status === "revoked") return null;
       const allowed = r.allowedScopes as string[];
@@ -54,13 +81,17 @@ export class ClientRegistry {
         clientId: r.clientId,
         tenantId: r.tenantId,
         resourceServerId: r.resourceServerId,
+        registrationMode: r.registrationMode,
         status: r.status as ClientStatus,
+        tokenEndpointAuthMethod: r.tokenEndpointAuthMethod,
         secretHash: r.secretHash,
         previousSecretHash: r.previousSecretHash,
         previousSecretExpiresAt: r.previousSecretExpiresAt?.getTime() ?? 0,
         grantTypes: new Set(r.grantTypes as string[]),
         allowedScopes: Object.freeze([...allowed]),
-        allowedScopeSet: new Set(allowed),
+        // A dcr/cimd client has no allowed-scopes list of its own: on each server it may get the
+        // server's scopes the user holds (DESIGN "Clients and connections"), so nothing narrows here.
+        allowedScopeSet: r.tenantId === null ? EVERY_SCOPE : new Set(allowed),
         tokenLifetime: r.tokenLifetime,
       };
     });

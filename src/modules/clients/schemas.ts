@@ -57,6 +57,13 @@ const descriptionSchema = z.string().trim().max(2000);
 const grantTypesSchema = uniqueList(z.enum(CLIENT_GRANT_TYPES), 10).min(1, "must name at least one grant type");
 const tokenLifetimeSchema = z.number().int("must be a whole number of seconds").min(TOKEN_LIFETIME.min).max(TOKEN_LIFETIME.max);
 
+/**
+ * How a pre-registered client authenticates at the token endpoint: with its secret (Basic or in
+ * the body, both accepted), or not at all (`none`: a public client, RFC 7591 §2 / OAuth 2.1 §2.1,
+ * always with PKCE).
+ */
+export const PREREG_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+
 /** POST /svc/resource-servers/:id/clients (pre-registration). */
 export const createClientSchema = z
   .object({
@@ -67,8 +74,18 @@ export const createClientSchema = z
     grant_types: grantTypesSchema.optional(),
     allowed_scopes: uniqueList(scopeTokenSchema, 200).default([]),
     token_lifetime: tokenLifetimeSchema.default(TOKEN_LIFETIME.default),
+    token_endpoint_auth_method: z.enum(PREREG_AUTH_METHODS).default("client_secret_basic"),
   })
-  .strict();
+  .strict()
+  // A public client acts for a signed-in user: never a machine (no secret, no user = anyone).
+  .refine((v) => v.token_endpoint_auth_method !== "none" || v.kind !== "m2m", {
+    path: ["token_endpoint_auth_method"],
+    message: "none (a public client) is for agent, human_app and cli clients, not m2m",
+  })
+  .refine((v) => v.token_endpoint_auth_method !== "none" || !(v.grant_types ?? []).includes("client_credentials"), {
+    path: ["grant_types"],
+    message: "client_credentials needs a client secret; a public client (none) cannot use it",
+  });
 export type CreateClientInput = z.infer<typeof createClientSchema>;
 
 /** POST /svc/clientms/clients: the dashboard's registration form (docs/decisions/0012-admin-interfaces.md). */
@@ -137,3 +154,13 @@ export type ListClientsQuery = z.infer<typeof listClientsQuerySchema>;
 
 /** An OAuth client_id in a path: opaque, URL-safe for our own ids (CIMD ids are URLs, decoded by Express). */
 export const clientIdParamSchema = z.string().min(1).max(2048);
+
+/** The connections of a server or a client: oldest first, the row id breaking ties. */
+export const CONNECTION_LIST = new Keyset<{ createdAt: Date; id: string }, Prisma.ConnectionWhereInput, Prisma.ConnectionOrderByWithRelationInput[]>(
+  "connections",
+  [
+    { field: "createdAt", dir: "asc", kind: "date" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (c) => [c.createdAt, c.id],
+);

@@ -1,6 +1,8 @@
 // What the end-user sign-in (/oauth/authorize) needs to know about a client: its name for the
 // pages, its redirect URIs, grant types and allowed scopes. Not a hot path (once per sign-in).
 import type { Db } from "../../storage";
+import type { CimdClients } from "./cimd/cimd-clients";
+import { isCimdClientId } from "./cimd/client-id";
 
 export async function findClientForSignIn(db: Db, clientId: string) {
   const c = await db.client.findUnique({ where: { clientId } });
@@ -10,6 +12,7 @@ export async function findClientForSignIn(db: Db, clientId: string) {
     clientName: c.clientName,
     tenantId: c.tenantId,
     resourceServerId: c.resourceServerId,
+    registrationMode: c.registrationMode,
     status: c.status,
     redirectUris: c.redirectUris as string[],
     grantTypes: c.grantTypes as string[],
@@ -18,3 +21,23 @@ export async function findClientForSignIn(db: Db, clientId: string) {
 }
 
 export type ClientForSignIn = NonNullable<Awaited<ReturnType<typeof findClientForSignIn>>>;
+
+/**
+ * The sign-in's client lookup: a CIMD client_id (an https URL) first has its metadata document
+ * fetched or reused (cimd/cimd-clients.ts); a document that cannot be used refuses the request
+ * with its reason (shown on the error page: the request may not be redirected).
+ */
+export class SignInClientLookup {
+  constructor(
+    private readonly db: Db,
+    private readonly cimd: CimdClients,
+  ) {}
+
+  async find(clientId: string): Promise<ClientForSignIn | { refused: string } | null> {
+    if (isCimdClientId(clientId)) {
+      const outcome = await this.cimd.ensure(clientId);
+      if (!outcome.ok) return { refused: outcome.reason };
+    }
+    return findClientForSignIn(this.db, clientId);
+  }
+}

@@ -1,33 +1,46 @@
 // Wire view of a client. Never carries the secret or its hash: the secret appears once, in the
 // creation or rotation answer (client-service.ts), and nowhere else.
-import type { Client } from "../../generated/sqlite/client";
+import type { Client, Connection } from "../../generated/sqlite/client";
 
-export function toClientView(c: Client) {
+/**
+ * One client as a server's list shows it. A dcr/cimd client is shown through its connection to
+ * that server (its status, workspace and connection times); a pre-registered one through its own
+ * record (last_connected_at is its last token request).
+ */
+export function toClientView(c: Client, connection?: Connection | null) {
+  const connected = connection ?? null;
   return {
     client_id: c.clientId,
     client_name: c.clientName,
+    /** Whether an administrator typed the name: dcr/cimd clients name themselves (shown as unverified). */
+    client_name_verified: c.registrationMode === "prereg",
     description: c.description,
     kind: c.kind,
     registration_mode: c.registrationMode,
-    status: c.status,
-    resource_server_id: c.resourceServerId,
-    tenant_id: c.tenantId,
-    workspace_id: c.tenantId,
+    status: connected ? connected.status : c.status,
+    resource_server_id: connected ? connected.resourceServerId : c.resourceServerId,
+    tenant_id: connected ? connected.tenantId : c.tenantId,
+    workspace_id: connected ? connected.tenantId : c.tenantId,
     redirect_uris: c.redirectUris as string[],
     grant_types: c.grantTypes as string[],
     allowed_scopes: c.allowedScopes as string[],
     token_lifetime: c.tokenLifetime,
     token_endpoint_auth_method: c.tokenEndpointAuthMethod,
     created_at: c.createdAt.toISOString(),
-    revoked_at: c.revokedAt?.toISOString() ?? null,
+    revoked_at: (connected ? connected.revokedAt : c.revokedAt)?.toISOString() ?? null,
     last_used_at: c.lastUsedAt?.toISOString() ?? null,
+    first_connected_at: connected ? connected.firstConnectedAt.toISOString() : null,
+    last_connected_at: (connected ? connected.lastConnectedAt : c.lastUsedAt)?.toISOString() ?? null,
+    /** Scopes granted at the latest authorization (connections); what tokens carry is resolved at introspection. */
+    scopes_granted: connected ? (connected.scopesGranted as string[]) : null,
   };
 }
 export type ClientView = ReturnType<typeof toClientView>;
 
 /** The creation answer: the view plus the credential pair (RFC 7591 §3.2.1 names for the extras). */
 export type CreatedClientView = ClientView & {
-  client_secret: string;
+  /** Absent for public clients (token_endpoint_auth_method "none"). */
+  client_secret?: string;
   client_id_issued_at: number;
   /** 0 = the secret does not expire (RFC 7591 §3.2.1); rotation is an admin action. */
   client_secret_expires_at: 0;

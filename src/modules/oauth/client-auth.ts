@@ -1,6 +1,11 @@
 // Client authentication at the token and revocation endpoints (RFC 6749 §2.3.1):
 //   client_secret_basic — Authorization: Basic base64(form-urlencoded id ":" form-urlencoded secret)
 //   client_secret_post  — client_id and client_secret in the form body
+//   none                — a public client (RFC 7591 §2, OAuth 2.1 §2.1): client_id in the body, no
+//                         secret. Only a client registered as public (no secret) is accepted this
+//                         way; a confidential client without its secret is invalid_client. What a
+//                         public client may do is limited elsewhere: PKCE at the authorization
+//                         endpoint, never client_credentials (grants/client-credentials.ts).
 // A request must use exactly one method (§2.3: "MUST NOT use more than one authentication method
 // in each request"): a secret in both places is invalid_request. Every failure to authenticate
 // (unknown id, wrong secret, revoked or not yet approved client, no credentials) is the same
@@ -11,7 +16,7 @@ import { CredentialCache } from "./credential-cache";
 import { oauthError } from "./errors";
 import { single, type RawParams } from "./params";
 
-export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"] as const;
+export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 export interface ClientCredentialsInput {
@@ -53,14 +58,24 @@ export class ClientAuthenticator {
       id = bodyId;
       secret = bodySecret;
       method = "client_secret_post";
+    } else if (bodyId !== undefined) {
+      return { client: await this.publicClient(bodyId), method: "none" };
     } else {
-      // No credentials (or a client_id without a secret: public clients are not accepted here yet).
       throw oauthError("invalid_client", "no client credentials");
     }
     const client = await this.verify(id, secret);
     if (!client) throw oauthError("invalid_client", "unknown client_id or wrong secret");
     if (client.status !== "approved") throw oauthError("invalid_client", `client status ${client.status}`);
     return { client, method };
+  }
+
+  /** A client_id alone: valid only for an approved public client (no secret registered). */
+  private async publicClient(id: string): Promise<RegisteredClient> {
+    const client = await this.clients.get(id);
+    if (!client) throw oauthError("invalid_client", "unknown client_id");
+    if (client.secretHash !== null || client.tokenEndpointAuthMethod !== "none") throw oauthError("invalid_client", "a confidential client sent no secret");
+    if (client.status !== "approved") throw oauthError("invalid_client", `client status ${client.status}`);
+    return client;
   }
 
   private async verify(id: string, secret: string): Promise<RegisteredClient | undefined> {

@@ -6,7 +6,8 @@ import type { Db } from "../../storage";
 import type { CacheFactory } from "../../storage/cache-factory";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
-import { ClientRegistry, ClientService, LastUsedRecorder, type ServerLookup } from "../clients";
+import { ClientRegistry, ClientService, LastUsedRecorder, type ConnectionRegistry, type ServerLookup } from "../clients";
+import { ConnectionGate } from "./connection-gate";
 import type { ResourceServerRegistry } from "../resource-servers";
 import {
   AccessTokenIssuer,
@@ -21,7 +22,7 @@ import {
 import { ClientAuthenticator } from "./client-auth";
 import { createGrants, type GrantHandler, type SignInGrantDeps } from "./grants";
 import { IntrospectionEndpoint } from "./introspection-endpoint";
-import { buildServerMetadata, type ServerMetadata } from "./metadata";
+import { buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
@@ -47,12 +48,18 @@ export interface OAuthDeps {
   onBackgroundError: (e: unknown) => void;
   /** End-user sign-in state (authorization_code and refresh_token). */
   signin: SignInGrantDeps;
+  /** dcr/cimd clients' connections (built before sign-in, which reads them too). */
+  connectionRegistry: ConnectionRegistry;
+  /** Metadata of features outside the grants (registration_endpoint, CIMD support). */
+  metadataContributors?: readonly MetadataContributor[];
   /** Told of every token and introspection answer (the metrics); none when omitted. */
   outcomes?: OAuthOutcomes;
 }
 
 export interface OAuthServices {
   clientRegistry: ClientRegistry;
+  /** dcr/cimd clients' connections to servers, per entry (hot path). */
+  connectionRegistry: ConnectionRegistry;
   lastUsed: LastUsedRecorder;
   revocations: RevocationList;
   verifier: AccessTokenVerifier;
@@ -77,15 +84,17 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const lastUsed = new LastUsedRecorder(db, clock);
   const verifier = new AccessTokenVerifier(deps.jwt, deps.keys, clock, caches.bus);
   const issuer = new AccessTokenIssuer(deps.jwt, clock, ids);
+  const connectionRegistry = deps.connectionRegistry;
   const outcomes = deps.outcomes ?? NO_OAUTH_OUTCOMES;
-  const introspection = new IntrospectionService(verifier, revocations, clientRegistry, deps.scopes, deps.onBackgroundError, (active, cached) =>
+  const introspection = new IntrospectionService(verifier, revocations, clientRegistry, connectionRegistry, deps.scopes, deps.onBackgroundError, (active, cached) =>
     outcomes.introspectionAnswered(active, cached),
   );
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
   const auth = new ClientAuthenticator(clientRegistry, clock);
   const { refreshTokens } = deps.signin;
   const families = new TokenFamilies(revocations, refreshTokens);
-  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families });
+  const connections = new ConnectionGate(deps.servers, connectionRegistry);
+  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families, connections });
   const revokers: TokenRevoker[] = [
     { tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) },
     {
@@ -103,6 +112,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
     clients,
     oauth: {
       clientRegistry,
+      connectionRegistry,
       lastUsed,
       revocations,
       verifier,
@@ -111,7 +121,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       tokenRevocation,
       families,
       grants,
-      metadata: buildServerMetadata(deps.publicUrl, grants),
+      metadata: buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors),
       tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed, outcomes),
       introspectionEndpoint: new IntrospectionEndpoint(deps.servers, introspection),
       revocationEndpoint: new RevocationEndpoint(auth, revokers),

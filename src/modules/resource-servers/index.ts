@@ -32,3 +32,4 @@ export type { Checklist, ChecklistItem } from "./setup/checklist";
 export { buildChecklist, CHECKLIST_IDS, type ChecklistId } from "./setup/checklist";
 export { readSetupInputs, checklistFacts, type SetupInputs, type SetupInputsReader, type SetupPolicy } from "./setup/inputs";
 export { manifestWarnings } from "./policy/manifest";
+export { describeForConsent, type ConsentDescription } from "./consent-description";

@@ -29,7 +29,7 @@ export class ResourceServerRegistry {
   private readonly byResource: EntryCache<string>;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly pepper: Buffer,
     caches: CacheFactory,
   ) {
@@ -80,6 +80,23 @@ export class ResourceServerRegistry {
       this.byResource.invalidate(key); // the server moved to another URL or was deleted: look again
     }
     return null;
+  }
+
+  /**
+   * Every live server, in any workspace, whose resource_url is `resource`: how the `resource` of a
+   * dcr/cimd client's authorization request (a client of no workspace) finds its server. Once per
+   * sign-in, not a hot path: one query on the resourceUrl index, then the server entries.
+   */
+  async findAllByResource(resource: string): Promise<RegisteredServer[]> {
+    const canonical = canonicalResource(resource);
+    if (!canonical) return [];
+    const rows = await this.db.resourceServer.findMany({
+      where: { deletedAt: null, resourceUrl: { in: [canonical, `${canonical}/`] } },
+      select: { id: true },
+      take: 10,
+    });
+    const servers = await Promise.all(rows.map((r) => this.byId.get(r.id)));
+    return servers.filter((s): s is RegisteredServer => s !== null && canonicalResource(s.resourceUrl) === canonical);
   }
 
   /** Basic `rs_id:introspection_secret` check, constant time; undefined when it fails. */

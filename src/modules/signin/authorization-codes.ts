@@ -72,6 +72,13 @@ export class AuthorizationCodes {
     return code;
   }
 
+  /** Which workspace and resource an unused, unexpired code of this client is bound to (null otherwise); reads only. */
+  async peek(code: string, clientId: string): Promise<{ tenantId: string; resource: string } | null> {
+    const row = await this.db.authorizationCode.findUnique({ where: { codeHash: sha256Base64url(code) }, select: { clientId: true, tenantId: true, resource: true, usedAt: true, expiresAt: true } });
+    if (!row || row.clientId !== clientId || row.usedAt !== null || row.expiresAt <= this.clock.now()) return null;
+    return { tenantId: row.tenantId, resource: row.resource };
+  }
+
   /**
    * Redeems the code in ONE transaction (docs/sign-in.md "Crash-safe rotation"): marks it used
    * with a compare-and-set, so two concurrent redemptions cannot both win, then runs the caller's

@@ -22,8 +22,11 @@ export type AuthorizeQuery = z.infer<typeof authorizeQuerySchema>;
 export interface SignInClient {
   clientId: string;
   clientName: string;
-  tenantId: string;
+  /** null for a dcr/cimd client: the `resource` of the request picks the server and so the workspace. */
+  tenantId: string | null;
   resourceServerId: string | null;
+  /** prereg | dcr | cimd */
+  registrationMode: string;
   status: string;
   redirectUris: string[];
   grantTypes: string[];
@@ -35,6 +38,7 @@ export interface SignInServer {
   id: string;
   tenantId: string;
   resourceUrl: string;
+  registrationModes: string[];
 }
 
 /** A validated request: everything the code will be bound to. */
@@ -47,6 +51,10 @@ export interface ValidatedAuthorization {
   /** Whether the request carried redirect_uri (else the one registered URI is used, and the token request may omit it). */
   redirectUriSent: boolean;
   scopes: string[];
+  /** No scope requested by a dcr/cimd client: every scope of the server the user holds (decided at consent). */
+  allHeld?: boolean;
+  /** The client reaches the server through a connection (dcr/cimd): consent records it. */
+  viaConnection?: boolean;
   state?: string;
   codeChallenge: string;
 }
@@ -59,17 +67,24 @@ export type AuthorizeOutcome =
   | { kind: "redirect_error"; redirectUri: string; error: string; description: string; state?: string };
 
 export interface AuthorizePorts {
-  findClient(clientId: string): Promise<SignInClient | null>;
+  /** The client; `refused` when its registration cannot be used now (a CIMD document that failed), with the reason to show. */
+  findClient(clientId: string): Promise<SignInClient | { refused: string } | null>;
   /** The client's workspace's live server for `resource` (X and X/ alike), or by id. */
   serverByResource(tenantId: string, resource: string): Promise<SignInServer | null>;
   serverById(id: string): SignInServer | null | Promise<SignInServer | null>;
+  /** Every live server, in any workspace, with that resource URL (for dcr/cimd clients). */
+  serversByResource(resource: string): Promise<SignInServer[]>;
+  /** The status of a dcr/cimd client's connection to a server, null when it has none yet. */
+  connectionStatus(clientId: string, resourceServerId: string): Promise<string | null>;
 }
 
 const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: AuthorizePorts): Promise<AuthorizeOutcome> {
   if (!q.client_id) return { kind: "page_error", message: "The request has no client_id." };
-  const client = await ports.findClient(q.client_id);
+  const found = await ports.findClient(q.client_id);
+  if (found && "refused" in found) return { kind: "page_error", message: `The client's metadata document cannot be used: ${found.refused}.` };
+  const client = found;
   if (!client || client.status !== "approved") return { kind: "page_error", message: "Unknown or inactive client." };
   // OAuth 2.1 §4.1.1: redirect_uri may only be omitted when exactly one is registered.
   const redirectUri = q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
@@ -83,11 +98,14 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
   // PKCE is mandatory and S256 only (OAuth 2.1 §4.1.1; MCP clients always use S256).
   if (!q.code_challenge || !CODE_CHALLENGE_RE.test(q.code_challenge)) return fail("invalid_request", "code_challenge (S256) is required");
   if (q.code_challenge_method !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
+  const withPkce = { ...q, code_challenge: q.code_challenge };
+
+  if (client.tenantId === null) return connectionRequest(withPkce, client, redirectUri, ports, fail);
 
   // RFC 8707: the resource names the server the token is for; default the client's own server.
   let server: SignInServer | null;
   if (q.resource !== undefined) {
-    server = await ports.serverByResource(client.tenantId, q.resource);
+    server = await ports.serverByResource(client.tenantId!, q.resource);
     if (!server || (client.resourceServerId !== null && server.id !== client.resourceServerId)) {
       return fail("invalid_target", "the requested resource is not available to this client");
     }
@@ -102,19 +120,57 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
   if (requested.some((s) => !allowed.has(s))) return fail("invalid_scope", "the requested scope is not allowed for this client");
   const scopes = requested.length > 0 ? [...new Set(requested)] : [...client.allowedScopes];
 
+  return accepted(withPkce, client, server, redirectUri, { scopes });
+}
+
+/** The validated request, bound to `server`, with the scope decision of the caller. */
+function accepted(
+  q: AuthorizeQuery & { code_challenge: string },
+  client: SignInClient,
+  server: SignInServer,
+  redirectUri: string,
+  scopes: Pick<ValidatedAuthorization, "scopes" | "allHeld" | "viaConnection">,
+): AuthorizeOutcome {
   return {
     kind: "ok",
     client,
     request: {
       clientId: client.clientId,
-      tenantId: client.tenantId,
+      tenantId: server.tenantId,
       resourceServerId: server.id,
       resource: server.resourceUrl,
       redirectUri,
       redirectUriSent: q.redirect_uri !== undefined,
-      scopes,
+      ...scopes,
       state: q.state,
       codeChallenge: q.code_challenge,
     },
   };
+}
+
+/**
+ * A dcr/cimd client (no workspace): the `resource` is required and names exactly one live server
+ * (DESIGN "Clients and connections"), which must accept the client's registration mode (the
+ * server's registration_modes); a revoked connection stays revoked. Scopes: whatever the client
+ * asks of that server, narrowed at consent to what the user holds there (no scope asked: all of it).
+ */
+async function connectionRequest(
+  q: AuthorizeQuery & { code_challenge: string },
+  client: SignInClient,
+  redirectUri: string,
+  ports: AuthorizePorts,
+  fail: (error: string, description: string) => AuthorizeOutcome,
+): Promise<AuthorizeOutcome> {
+  if (q.resource === undefined) return fail("invalid_target", "resource is required: it names the MCP server this client connects to");
+  const servers = await ports.serversByResource(q.resource);
+  // Two workspaces protecting the same URL cannot be told apart by a client of no workspace.
+  if (servers.length !== 1) return fail("invalid_target", "the requested resource is not available to this client");
+  const server = servers[0]!;
+  if (!server.registrationModes.includes(client.registrationMode)) {
+    return fail("unauthorized_client", `this resource server does not accept ${client.registrationMode} clients (registration_modes)`);
+  }
+  if ((await ports.connectionStatus(client.clientId, server.id)) === "revoked") return fail("access_denied", "this client's access to the resource server was revoked");
+  const requested = q.scope?.split(" ").filter(Boolean) ?? [];
+  if (requested.some((s) => !SCOPE_TOKEN_RE.test(s))) return fail("invalid_scope", "the requested scope is invalid");
+  return accepted(q, client, server, redirectUri, { scopes: [...new Set(requested)], allHeld: requested.length === 0, viaConnection: true });
 }

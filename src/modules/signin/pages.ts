@@ -29,7 +29,11 @@ ${body}
 
 export interface ClientDisplay {
   clientName: string;
+  /** false when the client named itself (dcr/cimd): the page says so. */
+  clientNameVerified: boolean;
   clientId: string;
+  /** CIMD: the host serving the client's metadata document (its identity). */
+  metadataHost?: string;
   redirectHost: string;
   resource: string;
   scopes: string[];
@@ -41,12 +45,20 @@ export interface FormActions {
   consent: string;
 }
 
+/** The client's name, marked when the client chose it itself, with the CIMD host when there is one. */
+function clientLabel(client: ClientDisplay): string {
+  const name = `<strong>${escapeHtml(client.clientName)}</strong>`;
+  const unverified = client.clientNameVerified ? "" : ` <em>(name not verified)</em>`;
+  const host = client.metadataHost ? ` from <strong>${escapeHtml(client.metadataHost)}</strong>` : "";
+  return name + unverified + host;
+}
+
 export function loginPage(opts: { ticket: string; client: ClientDisplay; action: string; error?: string; email?: string }): string {
   const { client } = opts;
   return page(
     "Sign in",
     `<h1>Sign in</h1>
-<p><strong>${escapeHtml(client.clientName)}</strong> wants to access <code>${escapeHtml(client.resource)}</code> on your behalf.</p>
+<p>${clientLabel(client)} wants to access <code>${escapeHtml(client.resource)}</code> on your behalf.</p>
 ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ""}
 <form method="post" action="${escapeHtml(opts.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
@@ -59,17 +71,29 @@ ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : "
   );
 }
 
-export function consentPage(opts: { ticket: string; client: ClientDisplay; action: string; userEmail: string }): string {
-  const { client } = opts;
-  const scopes = client.scopes.length
-    ? `<ul>${client.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join("")}</ul>`
-    : "<p>No specific permissions (scopes) were requested.</p>";
+/** What the consent page names besides the client (signin-service's ConsentContext). */
+export interface ConsentDisplay {
+  serverName: string;
+  workspaceName: string;
+  scopes: Array<{ key: string; name: string; description: string | null }>;
+}
+
+export function consentPage(opts: { ticket: string; client: ClientDisplay; context: ConsentDisplay; action: string; userEmail: string }): string {
+  const { client, context } = opts;
+  const described = new Map(context.scopes.map((s) => [s.key, s]));
+  const scopeItem = (key: string) => {
+    const s = described.get(key);
+    const label = s && s.name !== key ? `${escapeHtml(s.name)} (<code>${escapeHtml(key)}</code>)` : `<code>${escapeHtml(key)}</code>`;
+    return `<li>${label}${s?.description ? `: ${escapeHtml(s.description)}` : ""}</li>`;
+  };
+  const scopes = client.scopes.length ? `<ul>${client.scopes.map(scopeItem).join("")}</ul>` : "<p>No specific permissions (scopes) were requested.</p>";
   return page(
     "Allow access",
     `<h1>Allow access?</h1>
 <p>Signed in as <strong>${escapeHtml(opts.userEmail)}</strong>.</p>
-<p><strong>${escapeHtml(client.clientName)}</strong> (client <code>${escapeHtml(client.clientId)}</code>) asks to use
-<code>${escapeHtml(client.resource)}</code> with these permissions:</p>
+<p>${clientLabel(client)} (client <code>${escapeHtml(client.clientId)}</code>) asks to use
+<strong>${escapeHtml(context.serverName)}</strong> (<code>${escapeHtml(client.resource)}</code>) in the workspace
+<strong>${escapeHtml(context.workspaceName)}</strong> with these permissions:</p>
 ${scopes}
 <p>After you decide, you will be sent to <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
 <form method="post" action="${escapeHtml(opts.action)}">

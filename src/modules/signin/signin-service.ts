@@ -27,6 +27,16 @@ export interface SignInPorts extends AuthorizePorts {
   verifyUser(workspaceId: string, email: string, password: string, source: { address: string }): Promise<{ id: string; email: string } | null>;
   /** The scopes the user holds now on the server (the one scope resolver), or null when they may hold nothing in the workspace. */
   userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
+  /** Records a dcr/cimd client's authorization for the server (clients' ConnectionWriter); false when the connection is revoked. */
+  connect(input: { clientId: string; resourceServerId: string; tenantId: string; scopes: readonly string[] }): Promise<boolean>;
+  /** What the consent page names: the server, its workspace, and each scope's name and description. */
+  describe(tenantId: string, resourceServerId: string, scopes: readonly string[]): Promise<ConsentContext>;
+}
+
+export interface ConsentContext {
+  serverName: string;
+  workspaceName: string;
+  scopes: Array<{ key: string; name: string; description: string | null }>;
 }
 
 /** What the HTTP adapter does next. */
@@ -35,11 +45,13 @@ export type SignInStep = { kind: "page"; status: number; html: string } | { kind
 interface LoginTicket {
   r: ValidatedAuthorization;
   n: string; // client name, for the pages
+  m: string; // registration mode (dcr/cimd names are self-asserted: shown as unverified)
   a: string; // nonce: the one password attempt this ticket allows records it
 }
 interface ConsentTicket {
   r: ValidatedAuthorization;
   n: string; // client name, for the pages
+  m: string; // registration mode
   u: string; // user id
   e: string; // user email
   j: string; // nonce: the one code this ticket may mint records it
@@ -71,8 +83,17 @@ export class SignInService {
     this.actions = formActions(issuer);
   }
 
-  private display(r: ValidatedAuthorization, clientName: string): ClientDisplay {
-    return { clientName, clientId: r.clientId, redirectHost: new URL(r.redirectUri).host, resource: r.resource, scopes: r.scopes };
+  private display(r: ValidatedAuthorization, clientName: string, mode: string): ClientDisplay {
+    return {
+      clientName,
+      // A name the client chose itself (RFC 7591 registration, CIMD document) proves nothing (CIMD §D8: show the host).
+      clientNameVerified: mode === "prereg",
+      clientId: r.clientId,
+      metadataHost: mode === "cimd" ? new URL(r.clientId).host : undefined,
+      redirectHost: new URL(r.redirectUri).host,
+      resource: r.resource,
+      scopes: r.scopes,
+    };
   }
 
   private redirect(uri: string, params: Record<string, string | undefined>): SignInStep {
@@ -93,9 +114,13 @@ export class SignInService {
     return this.loginStep(outcome.request, outcome.client);
   }
 
-  private loginStep(r: ValidatedAuthorization, client: Pick<SignInClient, "clientName">, error?: string, email?: string): SignInStep {
-    const ticket = this.tickets.seal("authorize", { r, n: client.clientName, a: this.ids.token(16) } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
-    return { kind: "page", status: error ? 401 : 200, html: loginPage({ ticket, client: this.display(r, client.clientName), action: this.actions.login, error, email }) };
+  private loginStep(r: ValidatedAuthorization, client: Pick<SignInClient, "clientName" | "registrationMode">, error?: string, email?: string): SignInStep {
+    const ticket = this.tickets.seal("authorize", { r, n: client.clientName, m: client.registrationMode, a: this.ids.token(16) } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
+    return {
+      kind: "page",
+      status: error ? 401 : 200,
+      html: loginPage({ ticket, client: this.display(r, client.clientName, client.registrationMode), action: this.actions.login, error, email }),
+    };
   }
 
   /** POST /oauth/authorize/login */
@@ -108,15 +133,17 @@ export class SignInService {
     }
     // A throttled account gets the same page as a wrong password (no hint for a guesser).
     const user = await this.ports.verifyUser(t.r.tenantId, email, password, source).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
-    if (!user) return this.loginStep(t.r, { clientName: t.n }, "Invalid email or password.", email);
-    if (!(await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, user.id))) {
-      return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
-    }
-    const consent = this.tickets.seal("consent", { r: t.r, n: t.n, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
+    if (!user) return this.loginStep(t.r, { clientName: t.n, registrationMode: t.m }, "Invalid email or password.", email);
+    const held = await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, user.id);
+    if (!held) return this.errorRedirect(t.r, "access_denied", "the user may not access this workspace");
+    const consent = this.tickets.seal("consent", { r: t.r, n: t.n, m: t.m, u: user.id, e: user.email, j: this.ids.token(16) } satisfies ConsentTicket, CONSENT_TICKET_TTL_S);
+    // The page lists what the user would grant: for "all of the server" the scopes they hold there.
+    const shown = t.r.allHeld ? [...held].sort() : t.r.scopes;
+    const context = await this.ports.describe(t.r.tenantId, t.r.resourceServerId, shown);
     return {
       kind: "page",
       status: 200,
-      html: consentPage({ ticket: consent, client: this.display(t.r, t.n), action: this.actions.consent, userEmail: user.email }),
+      html: consentPage({ ticket: consent, client: { ...this.display(t.r, t.n, t.m), scopes: shown }, context, action: this.actions.consent, userEmail: user.email }),
     };
   }
 
@@ -131,7 +158,14 @@ export class SignInService {
     // The code carries the requested scopes the user holds now (the first-time grant may have just
     // added some); introspection re-resolves later.
     const held = (await this.ports.userScopes(t.r.tenantId, t.r.resourceServerId, t.u)) ?? new Set<string>();
-    const scope = t.r.scopes.filter((s) => held.has(s)).join(" ");
+    const granted = t.r.allHeld ? [...held].sort() : t.r.scopes.filter((s) => held.has(s));
+    const scope = granted.join(" ");
+    // A dcr/cimd client's first authorization for this server creates its connection (approved:
+    // spec "Approval is automatic"); later ones stamp it. A connection revoked meanwhile refuses.
+    if (t.r.viaConnection) {
+      const connected = await this.ports.connect({ clientId: t.r.clientId, resourceServerId: t.r.resourceServerId, tenantId: t.r.tenantId, scopes: granted });
+      if (!connected) return this.errorRedirect(t.r, "access_denied", "this client's access to the resource server was revoked");
+    }
     const code = await this.codes.issue(
       {
         tenantId: t.r.tenantId,

@@ -34,11 +34,24 @@ export interface ClientLookup {
   get(clientId: string): TokenClient | null | Promise<TokenClient | null>;
 }
 
+/** A dcr/cimd client's connection to a server (clients/connections.ts), as introspection needs it. */
+export interface TokenConnection {
+  tenantId: string;
+  status: string;
+}
+
+export interface ConnectionLookup {
+  /** From memory: a value, null (no connection), or undefined when not cached. */
+  peek(clientId: string, resourceServerId: string): TokenConnection | null | undefined;
+  get(clientId: string, resourceServerId: string): TokenConnection | null | Promise<TokenConnection | null>;
+}
+
 export class IntrospectionService {
   constructor(
     private readonly verifier: AccessTokenVerifier,
     private readonly revocations: RevocationList,
     private readonly clients: ClientLookup,
+    private readonly connections: ConnectionLookup,
     private readonly scopes: SubjectScopeResolver,
     private readonly onUnverifiable: (e: unknown) => void,
     /** Told of every answer (active or not, from cache or after loading): the operators' figures. */
@@ -64,7 +77,9 @@ export class IntrospectionService {
     if (byClaims) return byClaims;
     const client = this.clients.peek(claims!.client_id);
     if (client === undefined) return NOT_CACHED;
-    const byClient = judgeClient(caller, claims!, client);
+    const connection = client?.tenantId === null ? this.connections.peek(client.clientId, caller.id) : null;
+    if (connection === undefined) return NOT_CACHED;
+    const byClient = judgeClient(caller, claims!, client, connection);
     if (byClient) return byClient;
     const allowed = this.scopes.peekAllowedScopes(claims!, client!, caller);
     return allowed === NOT_CACHED ? NOT_CACHED : answer(claims!, allowed);
@@ -76,7 +91,8 @@ export class IntrospectionService {
     const byClaims = this.judgeClaims(caller, claims);
     if (byClaims) return byClaims;
     const client = await this.clients.get(claims!.client_id);
-    const byClient = judgeClient(caller, claims!, client);
+    const connection = client?.tenantId === null ? await this.connections.get(client.clientId, caller.id) : null;
+    const byClient = judgeClient(caller, claims!, client, connection);
     if (byClient) return byClient;
     return answer(claims!, await this.scopes.allowedScopes(claims!, client!, caller));
   }
@@ -102,10 +118,16 @@ export class IntrospectionService {
 
 /**
  * The client must still exist, be approved, and (for a client bound to one server) be bound to this
- * very server: a deleted server's tokens stay dead even if a new server takes its URL.
+ * very server: a deleted server's tokens stay dead even if a new server takes its URL. A dcr/cimd
+ * client needs its connection to this server, approved and of the token's workspace: revoking the
+ * connection kills the client's tokens for this server only.
  */
-function judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null): IntrospectionResult | undefined {
-  if (!client || client.status !== "approved" || client.tenantId !== claims.tenant_id) return INACTIVE;
+function judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null, connection: TokenConnection | null): IntrospectionResult | undefined {
+  if (!client || client.status !== "approved") return INACTIVE;
+  if (client.tenantId === null) {
+    return connection && connection.status === "approved" && connection.tenantId === claims.tenant_id ? undefined : INACTIVE;
+  }
+  if (client.tenantId !== claims.tenant_id) return INACTIVE;
   if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
   return undefined;
 }

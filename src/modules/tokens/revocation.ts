@@ -7,7 +7,8 @@ import type { RevocationList } from "./revocation-list";
 
 export interface RevokingClient {
   clientId: string;
-  tenantId: string;
+  /** null for a dcr/cimd client: its tokens name the workspace of the connection they were issued through. */
+  tenantId: string | null;
 }
 
 export class TokenRevocationService {
@@ -20,7 +21,7 @@ export class TokenRevocationService {
   async revoke(client: RevokingClient, token: string): Promise<boolean> {
     // An expired or forged token needs no revocation: it is already unusable.
     const claims = await this.verifier.verify(token);
-    if (!claims || claims.client_id !== client.clientId || claims.tenant_id !== client.tenantId) return false;
+    if (!claims || claims.client_id !== client.clientId || (client.tenantId !== null && claims.tenant_id !== client.tenantId)) return false;
     await this.revocations.revoke(claims.jti, new Date(claims.exp * 1000));
     return true;
   }

@@ -15,7 +15,8 @@ export interface TokenClient {
   /** Internal id (the subject of the client's service-account bindings). */
   id: string;
   clientId: string;
-  tenantId: string;
+  /** null for a dcr/cimd client (it reaches a server through a connection). */
+  tenantId: string | null;
   resourceServerId: string | null;
   status: string;
   allowedScopeSet: ReadonlySet<string>;

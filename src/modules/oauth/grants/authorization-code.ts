@@ -14,6 +14,7 @@ import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";
 import { multi, required, single } from "../params";
 import type { TokenFamilies } from "../token-families";
+import type { ConnectionGate } from "../connection-gate";
 import { issueUserToken } from "./user-token";
 import type { GrantContext, GrantHandler, GrantResult } from "./types";
 
@@ -22,6 +23,7 @@ export interface AuthorizationCodeDeps {
   refreshTokens: RefreshTokens;
   families: TokenFamilies;
   issuer: AccessTokenIssuer;
+  connections: ConnectionGate;
 }
 
 export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandler {
@@ -39,6 +41,13 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
       const verifier = required(params, "code_verifier");
       const resources = multi(params, "resource");
       if (resources.length > 1) throw oauthError("invalid_target", "more than one resource");
+      // A dcr/cimd client: its connection to the code's server must still be approved and its mode
+      // still accepted there. Checked before the code is used: a refused client keeps being refused.
+      const pending = await deps.codes.peek(code, client.clientId);
+      if (pending) {
+        const refusal = await deps.connections.refusal(client, pending.tenantId, pending.resource);
+        if (refusal) throw refusal;
+      }
 
       // One transaction marks the code used, runs these checks and stores the family's first refresh
       // token (signin/authorization-codes.ts), so a crash cannot leave a used code without its chain.

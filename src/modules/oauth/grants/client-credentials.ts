@@ -20,14 +20,17 @@ export function clientCredentialsGrant(deps: ClientCredentialsDeps): GrantHandle
     async handle({ params, client }: GrantContext): Promise<GrantResult> {
       // RFC 6749 §4.4: only for confidential clients (authenticated with a secret).
       if (!client.secretHash) throw oauthError("unauthorized_client", "a public client may not use client_credentials");
+      // A dcr/cimd client acts for users through connections; it never gets a token for itself.
+      const tenantId = client.tenantId;
+      if (tenantId === null) throw oauthError("unauthorized_client", "a dcr or cimd client may not use client_credentials");
 
       // RFC 8707 §2: one token, one audience. Several resources, an unknown one, another
       // workspace's, or a server this client is not registered against: invalid_target.
       const resources = multi(params, "resource");
       if (resources.length > 1) throw oauthError("invalid_target", "more than one resource");
-      const server = resources.length === 1 ? await deps.servers.findByResource(client.tenantId, resources[0]!) : client.resourceServerId ? await deps.servers.get(client.resourceServerId) : null;
+      const server = resources.length === 1 ? await deps.servers.findByResource(tenantId, resources[0]!) : client.resourceServerId ? await deps.servers.get(client.resourceServerId) : null;
       if (!server) throw oauthError("invalid_target", "no live resource server with that resource in the client's workspace");
-      if (server.id !== client.resourceServerId || server.tenantId !== client.tenantId) throw oauthError("invalid_target", "the client is not registered for that resource server");
+      if (server.id !== client.resourceServerId || server.tenantId !== tenantId) throw oauthError("invalid_target", "the client is not registered for that resource server");
 
       // Every requested scope must be allowed: an unknown or forbidden scope fails the request
       // rather than being silently dropped, so the client learns its configuration is wrong.
@@ -38,7 +41,7 @@ export function clientCredentialsGrant(deps: ClientCredentialsDeps): GrantHandle
       return deps.issuer.issue({
         subject: client.clientId,
         clientId: client.clientId,
-        tenantId: client.tenantId,
+        tenantId,
         audience: server.resourceUrl,
         scopes,
         lifetimeSeconds: client.tokenLifetime,

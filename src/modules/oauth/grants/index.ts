@@ -7,6 +7,7 @@ import { authorizationCodeGrant } from "./authorization-code";
 import { clientCredentialsGrant, type ClientCredentialsDeps } from "./client-credentials";
 import { refreshTokenGrant, type RefreshTokenDeps } from "./refresh-token";
 import type { GrantHandler } from "./types";
+import type { ConnectionGate } from "../connection-gate";
 
 /** End-user sign-in state (authorization_code, refresh_token). */
 export interface SignInGrantDeps {
@@ -17,17 +18,19 @@ export interface SignInGrantDeps {
 
 export interface GrantDeps extends ClientCredentialsDeps {
   signin: SignInGrantDeps;
+  /** dcr/cimd clients: connection approved and registration mode accepted (connection-gate.ts). */
+  connections: ConnectionGate;
   /** Revokes a refresh-token chain with its access tokens. */
   families: TokenFamilies;
 }
 
 export function createGrants(deps: GrantDeps): GrantHandler[] {
   const { codes, refreshTokens, userScopes } = deps.signin;
-  const { families, issuer, servers } = deps;
+  const { families, issuer, servers, connections } = deps;
   return [
     clientCredentialsGrant(deps),
-    authorizationCodeGrant({ codes, refreshTokens, families, issuer }),
-    refreshTokenGrant({ refreshTokens, families, issuer, servers, userScopes }),
+    authorizationCodeGrant({ codes, refreshTokens, families, issuer, connections }),
+    refreshTokenGrant({ refreshTokens, families, issuer, servers, userScopes, connections }),
   ];
 }
 

@@ -14,6 +14,7 @@ import { parseScope } from "../../tokens";
 import { oauthError } from "../errors";
 import { multi, required, single } from "../params";
 import type { TokenFamilies } from "../token-families";
+import type { ConnectionGate } from "../connection-gate";
 import { issueUserToken } from "./user-token";
 import type { GrantContext, GrantHandler, GrantResult } from "./types";
 
@@ -22,6 +23,7 @@ export interface RefreshTokenDeps {
   families: TokenFamilies;
   issuer: AccessTokenIssuer;
   servers: ResourceServerRegistry;
+  connections: ConnectionGate;
   /** Whether the user may hold anything now, and which scopes on the server (the one resolver). */
   userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
 }
@@ -51,6 +53,9 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
       // already introspect inactive while the condition holds.
       const server = await deps.servers.findByResource(g.tenantId, g.resource);
       if (!server) throw oauthError("invalid_grant", "the grant's resource server is gone, as this instance sees it; nothing rotated or revoked");
+      // A revoked connection (or a mode the server no longer accepts) refuses; nothing is rotated.
+      const refusal = await deps.connections.refusal(client, g.tenantId, g.resource);
+      if (refusal) throw refusal;
       const held = await deps.userScopes(g.tenantId, server.id, g.userId);
       if (!held) throw oauthError("invalid_grant", "the user may no longer hold anything in the workspace, as this instance sees it; nothing rotated or revoked");
 

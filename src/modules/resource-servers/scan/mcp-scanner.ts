@@ -11,16 +11,14 @@
 // are never followed.
 // The optional bearer token is sent as-is on this scan's requests and never kept; every failure
 // message is scrubbed of it before it can reach a response, a log line or the database.
-import { lookup } from "node:dns/promises";
 import { setMaxListeners } from "node:events";
-import { isIP } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { BudgetExceededError, ByteBudget, boundedFetch } from "./bounded-fetch";
-import { isNonPublicAddress } from "./address-policy";
-import { PinnedConnection, RedirectNotFollowedError, type PinnedAddress } from "./pinned-fetch";
+import { BudgetExceededError, ByteBudget, boundedFetch } from "../../../shared/outbound/bounded-fetch";
+import { OutboundRefused, resolveAllowed } from "../../../shared/outbound/resolve";
+import { PinnedConnection, RedirectNotFollowedError } from "../../../shared/outbound/pinned-fetch";
 
 export interface ScannedTool {
   name: string;
@@ -78,7 +76,9 @@ export const scanMcpServer: Scanner = async (url, opts) => {
   });
   timedOut.catch(() => undefined); // also fires when `finally` aborts after success; only the race reads it
   const scan = async () => {
-    const pinned = await resolveAllowed(target, opts.allowPrivateNetworks ?? false);
+    const pinned = await resolveAllowed(target, opts.allowPrivateNetworks ?? false).catch((e) => {
+      throw e instanceof OutboundRefused ? new ScanFailure(e.reason) : e;
+    });
     if (deadline.signal.aborted) throw new ScanFailure(`timeout: no complete answer within ${opts.timeoutMs} ms`);
     connection = new PinnedConnection(target, pinned);
     const transport = new StreamableHTTPClientTransport(target, {
@@ -103,30 +103,6 @@ export const scanMcpServer: Scanner = async (url, opts) => {
     connection?.close();
   }
 };
-
-/**
- * Resolves the URL's host (every address, in the system resolver's order) and returns the
- * addresses the scan's connections are pinned to. Refuses the scan when any address is not
- * public, unless private networks are allowed: a host with one public and one private address
- * is refused too, since the answer could be chosen to reach the private one.
- */
-async function resolveAllowed(target: URL, allowPrivate: boolean): Promise<PinnedAddress[]> {
-  const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
-  let addresses: { address: string; family: number }[];
-  try {
-    addresses = await lookup(host, { all: true, verbatim: true });
-  } catch (e) {
-    throw new ScanFailure(`connection failed: ${(e as { code?: string }).code ?? "the host name cannot be resolved"}`);
-  }
-  const first = addresses[0];
-  if (!first) throw new ScanFailure("connection failed: the host name has no address");
-  if (!allowPrivate && addresses.some((a) => isNonPublicAddress(a.address))) {
-    // A literal address is the administrator's own input; a name's DNS answer is not echoed.
-    const what = isIP(host) ? `the address ${host}` : `the address of ${host}`;
-    throw new ScanFailure(`${what} is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow`);
-  }
-  return addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-}
 
 async function listAllTools(client: Client, transport: StreamableHTTPClientTransport, opts: ScanOptions, signal: AbortSignal): Promise<ScannedTool[]> {
   const maxPages = opts.maxPages ?? DEFAULT_MAX_PAGES;

@@ -11,6 +11,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { rootCertificates } from "node:tls";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
@@ -35,6 +36,8 @@ export class PinnedConnection {
   constructor(
     private readonly origin: URL,
     pinned: readonly PinnedAddress[],
+    /** https only: extra trusted CA certificates (PEM), added to the system's roots. */
+    tls: { ca?: string } = {},
   ) {
     const [first] = pinned;
     if (!first) throw new Error("no address to connect to");
@@ -44,7 +47,7 @@ export class PinnedConnection {
       else callback(null, first.address, first.family);
     }) as LookupFunction;
     const opts = { keepAlive: true, maxSockets: 4, lookup };
-    this.agent = origin.protocol === "https:" ? new https.Agent(opts) : new http.Agent(opts);
+    this.agent = origin.protocol === "https:" ? new https.Agent({ ...opts, ...(tls.ca === undefined ? {} : { ca: [...rootCertificates, tls.ca] }) }) : new http.Agent(opts);
   }
 
   readonly fetch: FetchLike = async (input, init) => {
