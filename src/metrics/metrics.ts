@@ -107,27 +107,24 @@ export class Metrics implements OAuthOutcomes {
       [this.introspections.labels("true", "miss"), this.introspections.labels("true", "hit")],
     ];
     this.scans = new Counter({ name: "toolgate_scans_total", help: "MCP server rescans by outcome", labelNames: ["outcome"], registers });
-    const registrations = () => this.registrationCounts;
-    scrapedCounter(this.registry, "toolgate_registrations_total", "Dynamic client registrations (RFC 7591) by outcome: created, rejected (bad metadata), rate_limited, too_large", ["outcome"], () => {
-      const c = registrations();
-      if (!c) return [];
-      return [
-        [{ outcome: "created" }, c.service.registered],
-        [{ outcome: "rejected" }, c.service.rejected],
-        [{ outcome: "rate_limited" }, c.http.rateLimited],
-        [{ outcome: "too_large" }, c.http.tooLarge],
-      ];
-    });
-    scrapedCounter(this.registry, "toolgate_registration_management_total", "RFC 7592 operations on registrations (read, updated, deleted) and idle registrations pruned", ["operation"], () => {
-      const c = registrations();
-      if (!c) return [];
-      return [
-        [{ operation: "read" }, c.service.read],
-        [{ operation: "updated" }, c.service.updated],
-        [{ operation: "deleted" }, c.service.deleted],
-        [{ operation: "pruned" }, c.service.pruned],
-      ];
-    });
+    const fromRegistrations = (label: string, pick: (c: RegistrationCounts) => Record<string, number>) => () => {
+      const c = this.registrationCounts;
+      return c ? Object.entries(pick(c)).map(([value, n]) => [{ [label]: value }, n] as [Record<string, string>, number]) : [];
+    };
+    scrapedCounter(
+      this.registry,
+      "toolgate_registrations_total",
+      "Dynamic client registrations (RFC 7591) by outcome: created, rejected (bad metadata), rate_limited, too_large",
+      ["outcome"],
+      fromRegistrations("outcome", (c) => ({ created: c.service.registered, rejected: c.service.rejected, rate_limited: c.http.rateLimited, too_large: c.http.tooLarge })),
+    );
+    scrapedCounter(
+      this.registry,
+      "toolgate_registration_management_total",
+      "RFC 7592 operations on registrations (read, updated, deleted) and idle registrations pruned",
+      ["operation"],
+      fromRegistrations("operation", (c) => ({ read: c.service.read, updated: c.service.updated, deleted: c.service.deleted, pruned: c.service.pruned })),
+    );
 
     const { caches, bus } = sources;
     const byCache = (stat: (c: EntryCache<unknown>) => number) => () => [...perCache(caches, stat)].map(([cache, v]) => [{ cache }, v] as [Record<string, string>, number]);
