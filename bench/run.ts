@@ -23,7 +23,7 @@
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS
 // (default 50), BENCH_SLICE (s, default 2), BENCH_LOG_LEVEL (Toolgate's, default info),
-// BENCH_PEER=0 (skip node-oidc-provider), BENCH_ONLY (a comma-separated list of scenario-name
+// BENCH_PEER=0 (skip node-oidc-provider), BENCH_CPU_PROF=<dir> (Toolgate's CPU profile), BENCH_ONLY (a comma-separated list of scenario-name
 // substrings; the baseline always runs). Figures move ±20% between runs on a shared machine:
 // compare ratios, not req/s.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -77,10 +77,10 @@ interface RunningServer {
  * output goes to a file in `dataDir` (as a deployment's log collector would take it), not through
  * the bench's own process, which drives the load; the file's tail is shown if it fails to start.
  */
-async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number, readyPath: string, dataDir: string): Promise<RunningServer> {
+async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number, readyPath: string, dataDir: string, nodeFlags: string[] = []): Promise<RunningServer> {
   const logFile = join(dataDir, "output.log");
   const out = openSync(logFile, "w");
-  const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, script)], { cwd: ROOT, env, stdio: ["ignore", out, out] });
+  const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), ...nodeFlags, join(ROOT, script)], { cwd: ROOT, env, stdio: ["ignore", out, out] });
   closeSync(out);
   const output = () => readFileSync(logFile, "utf8").slice(-4000);
   const url = `http://127.0.0.1:${port}`;
@@ -124,7 +124,10 @@ async function startServer(): Promise<RunningServer> {
   };
   // A fresh embedded database, whatever the caller's shell points at.
   for (const name of ["DATABASE_URL", "TOOLGATE_PUBLIC_URL", "TOOLGATE_MASTER_KEY", "TOOLGATE_WORKERS"]) delete env[name];
-  return startProcess("src/main.ts", env, port, "/healthz", dataDir);
+  // BENCH_CPU_PROF=<dir>: Toolgate writes a V8 CPU profile there when it stops (node --cpu-prof;
+  // tsx hands node's flags to the program's process).
+  const prof = process.env.BENCH_CPU_PROF;
+  return startProcess("src/main.ts", env, port, "/healthz", dataDir, prof ? ["--cpu-prof", `--cpu-prof-dir=${resolve(prof)}`] : []);
 }
 
 async function startPeer(): Promise<RunningServer & { ctx: PeerContext }> {
@@ -284,7 +287,7 @@ function summarize(name: string, mine: Slice[], base: Slice[], target?: number):
  * meets the target and Toolgate's p99 is no worse than the peer's.
  */
 function printPeerTable(pairs: { ours: Measured; peer: Measured; target: number }[]): boolean {
-  const header = ["scenario", "toolgate req/s", "p50", "p99", "cpu µs", "peer", "peer req/s", "p50", "p99", "cpu µs", "ratio", "target", "result"];
+  const header = ["scenario", "toolgate req/s", "p50", "p99", "cpu µs", "peer", "peer req/s", "p50", "p99", "cpu µs", "ratio", "target", "result", "cpu ratio"];
   let allPass = true;
   const cpu = (m: Measured) => (m.cpuPerReq === undefined ? "-" : m.cpuPerReq.toFixed(0));
   const lines = pairs.map(({ ours, peer, target }) => {
@@ -292,7 +295,8 @@ function printPeerTable(pairs: { ours: Measured; peer: Measured; target: number 
     const pass = clean && ours.ratio >= target && ours.p99 <= peer.p99;
     allPass &&= pass;
     const result = !clean ? "FAIL (non-2xx or errors)" : pass ? "pass" : ours.ratio < target ? "FAIL (ratio)" : "FAIL (p99)";
-    return [ours.name, ours.rps.toFixed(0), ours.p50.toFixed(1), ours.p99.toFixed(1), cpu(ours), peer.name, peer.rps.toFixed(0), peer.p50.toFixed(1), peer.p99.toFixed(1), cpu(peer), ours.ratio.toFixed(2), `>= ${target.toFixed(2)}`, result];
+    const cpuRatio = ours.cpuPerReq === undefined || peer.cpuPerReq === undefined ? "-" : (peer.cpuPerReq / ours.cpuPerReq).toFixed(2);
+    return [ours.name, ours.rps.toFixed(0), ours.p50.toFixed(1), ours.p99.toFixed(1), cpu(ours), peer.name, peer.rps.toFixed(0), peer.p50.toFixed(1), peer.p99.toFixed(1), cpu(peer), ours.ratio.toFixed(2), `>= ${target.toFixed(2)}`, result, cpuRatio];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 || i === 5 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
@@ -352,7 +356,8 @@ async function main(): Promise<void> {
     if (rss !== undefined) console.log(`\nserver RSS after the run: ${rss} MB`);
     console.log("ratio: median per-round req/s ratio to the baseline (the target applies to it); cpu ratio: baseline CPU/request ÷ this CPU/request");
     if (pairs.length > 0) {
-      console.log("\nvs node-oidc-provider (same rounds; ratio: median per-round Toolgate req/s ÷ peer req/s; pass also needs Toolgate's p99 <= the peer's)");
+      console.log("\nvs node-oidc-provider (same rounds; ratio: median per-round Toolgate req/s ÷ peer req/s; pass also needs Toolgate's p99 <= the peer's;");
+      console.log("cpu ratio: peer CPU/request ÷ Toolgate CPU/request, the steadier figure on a loaded machine)");
       ok = printPeerTable(pairs) && ok;
     }
     console.log(`\nafter: ${machineLoad()}`);
