@@ -23,7 +23,9 @@
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_WARMUP (s, default 2), BENCH_CONNECTIONS
 // (default 50), BENCH_SLICE (s, default 2), BENCH_LOG_LEVEL (Toolgate's, default info),
-// BENCH_PEER=0 (skip node-oidc-provider), BENCH_CPU_PROF=<dir> (Toolgate's CPU profile), BENCH_ONLY (a comma-separated list of scenario-name
+// BENCH_PEER=0 (skip node-oidc-provider), BENCH_CPU_PROF=<dir> (Toolgate's CPU profile),
+// BENCH_DATABASE_URL (a PostgreSQL server: a fresh database on it instead of SQLite) with
+// BENCH_WORKERS (TOOLGATE_WORKERS, default 1), BENCH_ONLY (a comma-separated list of scenario-name
 // substrings; the baseline always runs). Figures move ±20% between runs on a shared machine:
 // compare ratios, not req/s.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -32,7 +34,9 @@ import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
+import pg from "pg";
 import { adminContext, type AutocannonRequest, type Scenario } from "./scenario";
 import { PEER_SCRIPT, peerSecrets, type PeerContext } from "./peer";
 
@@ -105,6 +109,31 @@ async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number
   throw new Error(`${script} did not become ready in time:\n${output()}`);
 }
 
+/**
+ * BENCH_DATABASE_URL=postgresql://…/anything: Toolgate runs on a fresh database created on that
+ * server for the run (dropped afterwards), with BENCH_WORKERS worker processes (TOOLGATE_WORKERS).
+ */
+async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const server = process.env.BENCH_DATABASE_URL;
+  if (!server) return undefined;
+  const name = `toolgate_bench_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
 async function startServer(): Promise<RunningServer> {
   const dataDir = mkdtempSync(join(tmpdir(), "toolgate-bench-"));
   const port = await freePort();
@@ -124,10 +153,20 @@ async function startServer(): Promise<RunningServer> {
   };
   // A fresh embedded database, whatever the caller's shell points at.
   for (const name of ["DATABASE_URL", "TOOLGATE_PUBLIC_URL", "TOOLGATE_MASTER_KEY", "TOOLGATE_WORKERS"]) delete env[name];
+  const postgres = await freshPostgres();
+  if (postgres) {
+    env.DATABASE_URL = postgres.url;
+    env.TOOLGATE_MASTER_KEY = randomBytes(32).toString("hex");
+    env.TOOLGATE_WORKERS = process.env.BENCH_WORKERS ?? "1";
+  }
   // BENCH_CPU_PROF=<dir>: Toolgate writes a V8 CPU profile there when it stops (node --cpu-prof;
   // tsx hands node's flags to the program's process).
   const prof = process.env.BENCH_CPU_PROF;
-  return startProcess("src/main.ts", env, port, "/healthz", dataDir, prof ? ["--cpu-prof", `--cpu-prof-dir=${resolve(prof)}`] : []);
+  const running = await startProcess("src/main.ts", env, port, "/healthz", dataDir, prof ? ["--cpu-prof", `--cpu-prof-dir=${resolve(prof)}`] : []).catch(async (e) => {
+    await postgres?.drop();
+    throw e;
+  });
+  return postgres ? { ...running, stop: () => running.stop().then(() => postgres.drop()) } : running;
 }
 
 async function startPeer(): Promise<RunningServer & { ctx: PeerContext }> {
@@ -224,12 +263,26 @@ function serverProgramPid(cliPid: number | undefined): number | undefined {
 function serverCpuUs(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of stat)
+    let ticks = 0;
+    // The program and its descendants (TOOLGATE_WORKERS: the cluster's workers are its children).
+    for (const p of processTree(pid)) {
+      const fields = readFileSync(`/proc/${p}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14, 15 of stat)
+    }
     return (ticks * 1e6) / CLOCK_TICKS_PER_S;
   } catch {
     return undefined;
   }
+}
+
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    /* gone */
+  }
+  return [pid, ...children.flatMap(processTree)];
 }
 /** USER_HZ: 100 on every mainstream Linux. */
 const CLOCK_TICKS_PER_S = 100;
@@ -316,7 +369,7 @@ async function main(): Promise<void> {
   const scenarios = await loadScenarios();
   const withPeer = process.env.BENCH_PEER !== "0" && scenarios.some((s) => s.peer);
   console.log(
-    `Toolgate bench: ${scenarios.length} scenarios${withPeer ? " (+ node-oidc-provider peers)" : ""}, ${CONNECTIONS} connections, ${DURATION} s each in ${ROUNDS} interleaved slices (+${WARMUP} s warm-up), node ${process.version}, Toolgate logs at ${process.env.BENCH_LOG_LEVEL ?? "info"}`,
+    `Toolgate bench: ${scenarios.length} scenarios${withPeer ? " (+ node-oidc-provider peers)" : ""}, ${CONNECTIONS} connections, ${DURATION} s each in ${ROUNDS} interleaved slices (+${WARMUP} s warm-up), node ${process.version}, Toolgate logs at ${process.env.BENCH_LOG_LEVEL ?? "info"}, database ${process.env.BENCH_DATABASE_URL ? `PostgreSQL, ${process.env.BENCH_WORKERS ?? "1"} worker(s)` : "SQLite"}`,
   );
   console.log(`before: ${machineLoad()}`);
   const server = await startServer();

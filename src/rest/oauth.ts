@@ -6,7 +6,7 @@
 import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
-import { parseBasicAuth } from "./basic-auth";
+import { basicCredentialsOf } from "./basic-auth";
 import { sendEmpty, sendJson } from "./oauth-response";
 import { oauthErrorHandler } from "./oauth-errors";
 import { rejectUnsafeInput } from "./input-hygiene";
@@ -28,9 +28,8 @@ function formParams(req: Request): Record<string, unknown> {
 }
 
 function clientCredentials(req: Request): ClientCredentialsInput {
-  const header = req.headers.authorization;
-  const basic = header === undefined ? undefined : parseBasicAuth(header);
-  return { basic, malformedAuthorization: header !== undefined && !basic, params: formParams(req) };
+  const basic = basicCredentialsOf(req);
+  return { basic, malformedAuthorization: req.headers.authorization !== undefined && !basic, params: formParams(req) };
 }
 
 export interface OAuthEndpoints {
@@ -52,9 +51,7 @@ export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
     sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
   });
   r.post("/oauth/introspect", (req, res) => {
-    const header = req.headers.authorization;
-    const basic = header === undefined ? undefined : parseBasicAuth(header);
-    const result = endpoints.introspection.introspect({ basic, params: () => formParams(req) });
+    const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: () => formParams(req) });
     // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
     if (result instanceof Promise) return result.then((r) => sendJson(res, r));
     sendJson(res, result);
