@@ -34,7 +34,7 @@ const listen = (app: Express) =>
 
 beforeAll(async () => {
   oldUrl = await listen(appWith(express.urlencoded({ extended: false, limit: "16kb", parameterLimit: 50 }), (req) => Boolean(req.is(FORM))));
-  newUrl = await listen(appWith(oauthFormBody, (req) => req.body !== undefined));
+  newUrl = await listen(appWith(oauthFormBody(), (req) => req.body !== undefined));
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));

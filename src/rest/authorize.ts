@@ -44,7 +44,7 @@ function singleValued(query: Record<string, unknown>): Record<string, string | u
 export function authorizeRouter(signIn: SignInService, logger: Logger): Router {
   const r = Router();
   // The pages' own form posts; a body or query the server cannot store is an OAuth invalid_request.
-  r.use("/oauth/authorize", oauthFormBody, rejectUnsafeInput);
+  r.use("/oauth/authorize", oauthFormBody(rejectUnsafeInput));
   r.get("/oauth/authorize", async (req, res) => {
     const single = singleValued(req.query as Record<string, unknown>);
     const parsed = single ? authorizeQuerySchema.safeParse(single) : null;

@@ -26,7 +26,7 @@
 // body-parser refuses encodings it does not know; no OAuth client compresses these bodies.
 // NUL and unpaired surrogates are not this parser's business: rest/input-hygiene.ts runs after it.
 import type { IncomingMessage } from "node:http";
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler, Response } from "express";
 
 /** OAuth bodies are small forms (RFC 6749 §4.1.3): size- and parameter-limited. */
 export const FORM_BODY_LIMIT_BYTES = 16 * 1024;
@@ -134,69 +134,84 @@ function addPair(out: FormParams, part: string, latin1: boolean): void {
   else out[name] = [existing, value];
 }
 
+interface FormRead {
+  next: (err?: unknown) => void;
+  then: RequestHandler | undefined;
+  res: Response;
+  latin1: boolean;
+  first: Buffer | undefined;
+  chunks: Buffer[] | undefined;
+  received: number;
+}
+
+const READ = Symbol("oauthFormRead");
+type Reading = Request & { [READ]?: FormRead };
+
+// The stream listeners are module functions (`this` is the request) with the read's state on the
+// request: no closures per request on the hot path (each also cost a name definition under tsx).
+function onData(this: Reading, chunk: Buffer): void {
+  const read = this[READ]!;
+  read.received += chunk.length;
+  if (read.received > FORM_BODY_LIMIT_BYTES) {
+    stopReading(this);
+    return failAfterDraining(this, read.next, new FormBodyError(413, "entity.too.large", "request entity too large"));
+  }
+  if (read.first === undefined) read.first = chunk;
+  else (read.chunks ??= [read.first]).push(chunk);
+}
+
+function onEnd(this: Reading): void {
+  const read = this[READ]!;
+  stopReading(this);
+  const raw = read.chunks ? Buffer.concat(read.chunks, read.received) : (read.first ?? Buffer.alloc(0));
+  let text = raw.toString(read.latin1 ? "latin1" : "utf8");
+  if (!read.latin1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  try {
+    this.body = parseForm(text, read.latin1);
+  } catch (e) {
+    return read.next(e);
+  }
+  if (read.then) read.then(this, read.res, read.next);
+  else read.next();
+}
+
+function onAbort(this: Reading): void {
+  const read = this[READ]!;
+  stopReading(this);
+  read.next(new FormBodyError(400, "request.aborted", "request aborted"));
+}
+
+function stopReading(req: Reading): void {
+  req.off("data", onData).off("end", onEnd).off("aborted", onAbort).off("error", onAbort);
+}
+
+/** Answers with `e` once the client has sent the rest of its body (as body-parser does). */
+function failAfterDraining(req: Request, next: (err?: unknown) => void, e: FormBodyError): void {
+  if (req.readableEnded || req.destroyed) return next(e);
+  let answered = false;
+  const answer = () => {
+    if (!answered) (answered = true), next(e);
+  };
+  req.once("end", answer).once("close", answer);
+  req.resume();
+}
+
 /**
  * Reads and parses the body of a form request into req.body (a null-prototype record of strings
- * and string arrays); leaves any other request untouched. Errors go to next() once the request
- * has been read to its end, so the connection stays usable.
+ * and string arrays), then runs `then` (the OAuth routes: input hygiene) or the next middleware;
+ * leaves any other request untouched. Errors go to next() once the request has been read to its
+ * end, so the connection stays usable.
  */
-export const oauthFormBody: RequestHandler = (req, _res, next) => {
-  if (req.body !== undefined || req.readableEnded) return next();
-  if (!announcesBody(req)) return next();
-  const charset = formCharset(req.headers["content-type"]);
-  if (charset === undefined) return next();
-  const fail = (e: FormBodyError) => {
-    // Drain what the client still sends, then answer (as body-parser does).
-    if (req.readableEnded || req.destroyed) return next(e);
-    let answered = false;
-    const answer = () => {
-      if (!answered) (answered = true), next(e);
-    };
-    req.once("end", answer).once("close", answer);
-    req.resume();
+export function oauthFormBody(then?: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const charset = req.body !== undefined || req.readableEnded || !announcesBody(req) ? undefined : formCharset(req.headers["content-type"]);
+    if (charset === undefined) return then ? then(req, res, next) : next(); // not a form to read
+    if (charset !== "" && charset !== "utf-8" && charset !== "iso-8859-1") return failAfterDraining(req, next, new FormBodyError(415, "charset.unsupported", `unsupported charset "${charset.toUpperCase()}"`));
+    const encoding = req.headers["content-encoding"];
+    if (encoding !== undefined && encoding.toLowerCase() !== "identity") return failAfterDraining(req, next, new FormBodyError(415, "encoding.unsupported", `unsupported content encoding "${encoding}"`));
+    const declared = req.headers["content-length"];
+    if (declared !== undefined && Number(declared) > FORM_BODY_LIMIT_BYTES) return failAfterDraining(req, next, new FormBodyError(413, "entity.too.large", "request entity too large"));
+    (req as Reading)[READ] = { next, then, res, latin1: charset === "iso-8859-1", first: undefined, chunks: undefined, received: 0 };
+    req.on("data", onData).on("end", onEnd).on("aborted", onAbort).on("error", onAbort);
   };
-  if (charset !== "" && charset !== "utf-8" && charset !== "iso-8859-1") return fail(new FormBodyError(415, "charset.unsupported", `unsupported charset "${charset.toUpperCase()}"`));
-  const encoding = req.headers["content-encoding"];
-  if (encoding !== undefined && encoding.toLowerCase() !== "identity") return fail(new FormBodyError(415, "encoding.unsupported", `unsupported content encoding "${encoding}"`));
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > FORM_BODY_LIMIT_BYTES) return fail(new FormBodyError(413, "entity.too.large", "request entity too large"));
-
-  let first: Buffer | undefined;
-  let chunks: Buffer[] | undefined;
-  let received = 0;
-  let settled = false;
-  const onData = (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > FORM_BODY_LIMIT_BYTES) {
-      settled = true;
-      cleanup();
-      return fail(new FormBodyError(413, "entity.too.large", "request entity too large"));
-    }
-    if (first === undefined) first = chunk;
-    else (chunks ??= [first]).push(chunk);
-  };
-  const onEnd = () => {
-    if (settled) return;
-    settled = true;
-    cleanup();
-    const raw = chunks ? Buffer.concat(chunks, received) : (first ?? Buffer.alloc(0));
-    const latin1 = charset === "iso-8859-1";
-    let text = raw.toString(latin1 ? "latin1" : "utf8");
-    if (!latin1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    try {
-      req.body = parseForm(text, latin1);
-    } catch (e) {
-      return next(e);
-    }
-    next();
-  };
-  const onAbort = () => {
-    if (settled) return;
-    settled = true;
-    cleanup();
-    next(new FormBodyError(400, "request.aborted", "request aborted"));
-  };
-  const cleanup = () => {
-    req.off("data", onData).off("end", onEnd).off("aborted", onAbort).off("error", onAbort);
-  };
-  req.on("data", onData).on("end", onEnd).on("aborted", onAbort).on("error", onAbort);
-};
+}

@@ -42,7 +42,7 @@ export interface OAuthEndpoints {
  * The form, then input hygiene (NUL, unpaired surrogates in the body, query or Basic credentials),
  * as one middleware: every router layer costs a path match on each request that passes it.
  */
-const formInput: RequestHandler = (req, res, next) => oauthFormBody(req, res, (err?: unknown) => (err ? next(err) : rejectUnsafeInput(req, res, next)));
+const formInput: RequestHandler = oauthFormBody(rejectUnsafeInput);
 
 export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
   const r = Router();
@@ -51,7 +51,7 @@ export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
     sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
   });
   r.post("/oauth/introspect", (req, res) => {
-    const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: () => formParams(req) });
+    const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: formParams.bind(undefined, req) });
     // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
     if (result instanceof Promise) return result.then((r) => sendJson(res, r));
     sendJson(res, result);
