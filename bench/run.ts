@@ -36,9 +36,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
-import pg from "pg";
 import { adminContext, type AutocannonRequest, type Scenario } from "./scenario";
 import { PEER_SCRIPT, peerSecrets, type PeerContext } from "./peer";
+import { createPostgresDatabase } from "../test/helpers/database";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SCENARIO_DIR = join(ROOT, "bench", "scenarios");
@@ -115,23 +115,7 @@ async function startProcess(script: string, env: NodeJS.ProcessEnv, port: number
  */
 async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
   const server = process.env.BENCH_DATABASE_URL;
-  if (!server) return undefined;
-  const name = `toolgate_bench_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: server });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return server ? createPostgresDatabase(server, "toolgate_bench") : undefined;
 }
 
 async function startServer(): Promise<RunningServer> {
