@@ -213,7 +213,7 @@ export function createHttpApp(services: Services): Express {
   app.set("etag", false);
   app.use(requestLog(logger));
   // The OAuth endpoints first: they are the hottest paths (token, introspection), and every layer
-  // above a route is a path match on each of its requests (docs/decisions/0017-oauth-hot-path-http.md).
+  // above a route is a path match on each of its requests (docs/decisions/0021-oauth-hot-path-http.md).
   // They parse their own forms and answer every error in the OAuth shape.
   app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its

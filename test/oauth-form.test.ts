@@ -2,7 +2,7 @@
 // (body-parser's urlencoded, extended: false, 16 kB, 50 parameters), request by request over real
 // HTTP: the same bodies, the same refusals, answered through the same hygiene middleware and the
 // same OAuth error handler, must give byte-identical answers (status, content type, body). The
-// two documented differences (docs/decisions/0017-oauth-hot-path-http.md) are asserted on their own.
+// two documented differences (docs/decisions/0021-oauth-hot-path-http.md) are asserted on their own.
 import { request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type Express, type RequestHandler } from "express";
