@@ -3,6 +3,8 @@
 // event loop), seeds it, then runs every scenario with autocannon (50 connections, 10 s each) in
 // the same run and prints req/s, p50, p99 and the ratio to the baseline route.
 
+import type { PeerContext } from "./peer";
+
 export interface BenchContext {
   /** e.g. http://127.0.0.1:PORT */
   url: string;
@@ -35,6 +37,11 @@ export interface Scenario {
   overheadOf?: { scenario: string; maxP50Ratio: number };
   /** Stops what setup started (called once per scenario after the run, also on failure). */
   teardown?(): Promise<void>;
+  /**
+   * The same operation on node-oidc-provider (bench/peer.ts), measured in the same rounds; the
+   * runner prints both and the ratio (this scenario's req/s / the peer's), with `target`.
+   */
+  peer?: { name: string; target: number; setup(peer: PeerContext): Promise<AutocannonRequest> };
 }
 
 /** Logs the bench's owner in and wraps the admin API for a scenario's set-up. */

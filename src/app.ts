@@ -231,13 +231,14 @@ export function createHttpApp(services: Services): Express {
   // one can read the HTTP figures then, so requests are not timed at all.
   if (services.config.metricsToken) app.use(httpMetrics(services.metrics.httpDuration, [GRAPHQL_PATH]));
   app.use(requestLog(logger));
+  // The OAuth endpoints first: they are the hottest paths (token, introspection), and every layer
+  // above a route is a path match on each of its requests (docs/decisions/0021-oauth-hot-path-http.md).
+  // They parse their own forms and answer every error in the OAuth shape.
+  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
   app.use(metricsRouter(services.metrics, services.config.metricsToken));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.
   app.use(runtimeRouter(services.registry, services.lifecycle));
-
-  // The OAuth endpoints parse their own forms and answer every error in the OAuth shape.
-  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
   app.use(authorizeRouter(services.signin.service, logger));
   // RFC 7591/7592 in its own router: its own JSON limit, rate limit and error shape.
   const registration = registrationRouter(services.registration, services.config.registration, services.clock, logger);

@@ -69,7 +69,7 @@ const envSchema = z
         .optional(),
     ),
     // GET /metrics (Prometheus) answers only with this bearer token; unset = /metrics is off (404).
-    // docs/decisions/0022-metrics-endpoint.md.
+    // docs/decisions/0023-metrics-endpoint.md.
     TOOLGATE_METRICS_TOKEN: optionalString.pipe(
       z
         .string()
@@ -93,6 +93,9 @@ const envSchema = z
     // How long after a refresh the token it replaced may be presented again, by the same client, to
     // get the same successor back (a retry after a lost answer); 0 turns it off (docs/sign-in.md).
     // Unset or empty means the default (an empty value must not read as 0, which turns it off).
+    // Server processes on the one port (node:cluster), for PostgreSQL deployments; each keeps its
+    // own caches, invalidated through LISTEN/NOTIFY as between instances. SQLite: 1 (refused below).
+    TOOLGATE_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
     TOOLGATE_REFRESH_GRACE_SECONDS: optionalString.pipe(z.coerce.number<string>().int().min(0).max(60).optional()).transform((v) => v ?? REFRESH_GRACE_DEFAULT_S),
     // Dynamic client registration (POST /oauth/register) is open to anyone: registrations per client
     // address per window (429 with Retry-After beyond), and how long a registration that never
@@ -111,6 +114,14 @@ const envSchema = z
         code: "custom",
         path: ["TOOLGATE_MASTER_KEY"],
         message: "is required with a PostgreSQL DATABASE_URL (every instance must share it)",
+      });
+    }
+    if (env.TOOLGATE_WORKERS > 1 && !env.DATABASE_URL?.startsWith("postgres")) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["TOOLGATE_WORKERS"],
+        message:
+          "more than one worker needs PostgreSQL (DATABASE_URL=postgresql://...): an embedded SQLite database is served by exactly one server process (the server lock in the data folder); unset it or set it to 1",
       });
     }
     if (Boolean(env.TOOLGATE_ADMIN_EMAIL) !== Boolean(env.TOOLGATE_ADMIN_PASSWORD)) {
@@ -167,6 +178,8 @@ export interface Config {
   readonly registration: { readonly perAddress: number; readonly windowMs: number; readonly idleDays: number };
   /** CIMD document fetches: deadline, and a PEM file of extra trusted CAs (path, read at start-up). */
   readonly cimd: { readonly timeoutMs: number; readonly caFile: string | undefined };
+  /** Server processes sharing the port (node:cluster); more than 1 only with PostgreSQL (src/cluster.ts). */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {
@@ -221,6 +234,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       idleDays: e.TOOLGATE_REGISTRATION_IDLE_DAYS,
     }),
     cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE }),
+    workers: e.TOOLGATE_WORKERS,
     trustProxy: e.TOOLGATE_TRUST_PROXY === undefined ? undefined : /^\d+$/.test(e.TOOLGATE_TRUST_PROXY) ? Number(e.TOOLGATE_TRUST_PROXY) : e.TOOLGATE_TRUST_PROXY,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
   });

@@ -7,6 +7,7 @@ import { createApp } from "./app";
 import { ensureFirstAdmin, type FirstAdmin } from "./first-admin";
 import type { Config } from "./config";
 import { ServerLockError, sqliteFilePath, takeServerLock } from "./storage";
+import { awaitGoAhead, isClusterPrimary, runPrimary, workerNumber } from "./cluster";
 
 function loginHelp(config: Config, first: FirstAdmin): string[] {
   const login = (body: string) => [
@@ -44,7 +45,11 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const logger = createLogger(config.logLevel);
+  // TOOLGATE_WORKERS > 1 (PostgreSQL): this process only supervises the workers (src/cluster.ts).
+  if (isClusterPrimary(config)) return runPrimary(config);
+  const worker = workerNumber();
+  const root = createLogger(config.logLevel);
+  const logger = worker === undefined ? root : root.child({ worker });
   // SQLite serves one server process (docs/decisions/0001-per-entry-caches.md): a second refuses to start.
   let releaseLock = () => {};
   if (config.database.kind === "sqlite") {
@@ -59,6 +64,7 @@ async function main(): Promise<void> {
     }
     process.on("exit", () => releaseLock());
   }
+  await awaitGoAhead();
   const { db, masterKey, masterKeyCreatedAt, appliedMigrations } = await boot(config);
   if (masterKeyCreatedAt) logger.info({ path: masterKeyCreatedAt }, "generated a new master key (keep it with the database)");
   if (appliedMigrations.length) logger.info({ migrations: appliedMigrations }, "applied database migrations");
@@ -70,7 +76,9 @@ async function main(): Promise<void> {
   const server = createServer(toolgate.app);
   server.keepAliveTimeout = 65_000;
   server.listen(config.port, config.host, () => {
-    console.log([`Toolgate is listening on ${config.publicUrl} (database: ${config.database.kind})`, ...loginHelp(config, firstAdmin)].join("\n"));
+    // Under TOOLGATE_WORKERS the primary says where it listens; worker 1 created the first admin.
+    if (worker === undefined) console.log([`Toolgate is listening on ${config.publicUrl} (database: ${config.database.kind})`, ...loginHelp(config, firstAdmin)].join("\n"));
+    else if (worker === 1) console.log(loginHelp(config, firstAdmin).join("\n"));
   });
 
   const shutdown = (signal: string) => {

@@ -3,11 +3,14 @@
 // 60% of the baseline, the same as machine tokens.
 import type { Scenario } from "../scenario";
 import { createServer, introspectionRequest } from "../oauth-fixtures";
+import { peerIntrospectionRequest } from "../peer";
 import { userToken } from "../signin-fixtures";
 
 const scenario: Scenario = {
   name: "introspect (user token, resolved scopes)",
   target: 0.6,
+  // Issue 13: at least 1.1x node-oidc-provider's introspection of an opaque token.
+  peer: { name: "oidc-provider introspection", target: 1.1, setup: peerIntrospectionRequest },
   async setup(ctx) {
     const server = await createServer(ctx, "introspect-user");
     const redirectUri = "http://127.0.0.1/callback";

@@ -2,10 +2,13 @@
 // workload takes to get a token. Target: at least 35% of the baseline (issue 2).
 import type { Scenario } from "../scenario";
 import { createClient, createServer } from "../oauth-fixtures";
+import { peerTokenRequest } from "../peer";
 
 const scenario: Scenario = {
   name: "token (client_credentials)",
   target: 0.35,
+  // Issue 13: at least 1.1x node-oidc-provider's client-credentials grant issuing ES256 JWTs.
+  peer: { name: "oidc-provider token (ES256 JWT)", target: 1.1, setup: peerTokenRequest },
   async setup(ctx) {
     const server = await createServer(ctx, "token");
     const client = await createClient(ctx, server.id);

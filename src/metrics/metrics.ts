@@ -1,4 +1,4 @@
-// The Prometheus figures of one app instance (GET /metrics; docs/decisions/0022-metrics-endpoint.md).
+// The Prometheus figures of one app instance (GET /metrics; docs/decisions/0023-metrics-endpoint.md).
 //
 // One Registry per instance, never prom-client's global one: tests start several apps in one
 // process, and two instances must not share or collide on figures.

@@ -6,7 +6,7 @@ import { Router, type Response } from "express";
 import { z } from "zod";
 import { authorizeQuerySchema, type SignInService, type SignInStep } from "../modules/signin";
 import type { Logger } from "../shared/logger";
-import { formBody } from "./oauth";
+import { oauthFormBody } from "./oauth-form";
 import { oauthErrorHandler } from "./oauth-errors";
 import { rejectUnsafeInput } from "./input-hygiene";
 
@@ -44,7 +44,7 @@ function singleValued(query: Record<string, unknown>): Record<string, string | u
 export function authorizeRouter(signIn: SignInService, logger: Logger): Router {
   const r = Router();
   // The pages' own form posts; a body or query the server cannot store is an OAuth invalid_request.
-  r.use("/oauth/authorize", formBody, rejectUnsafeInput);
+  r.use("/oauth/authorize", oauthFormBody(rejectUnsafeInput));
   r.get("/oauth/authorize", async (req, res) => {
     const single = singleValued(req.query as Record<string, unknown>);
     const parsed = single ? authorizeQuerySchema.safeParse(single) : null;

@@ -13,3 +13,18 @@ export function parseBasicAuth(header: string | undefined): { id: string; secret
     return undefined;
   }
 }
+
+type BasicCredentials = { id: string; secret: string } | undefined;
+const parsedOf = new WeakMap<object, BasicCredentials>();
+
+/**
+ * parseBasicAuth of the request's Authorization header, parsed once per request: the OAuth routes
+ * read it twice (input hygiene, then client authentication).
+ */
+export function basicCredentialsOf(req: { headers: { authorization?: string } }): BasicCredentials {
+  if (parsedOf.has(req)) return parsedOf.get(req);
+  const header = req.headers.authorization;
+  const creds = header === undefined ? undefined : parseBasicAuth(header);
+  parsedOf.set(req, creds);
+  return creds;
+}

@@ -1,7 +1,7 @@
 // GET /metrics: the Prometheus text exposition, for a scraper holding TOOLGATE_METRICS_TOKEN
 // (Authorization: Bearer, compared in constant time). Without the variable the route does not
 // exist (404, like any unknown path): figures such as request rates are not for the public.
-// docs/decisions/0022-metrics-endpoint.md.
+// docs/decisions/0023-metrics-endpoint.md.
 import { Router } from "express";
 import { bearerToken } from "../modules/tenancy";
 import { safeEqual, sha256Base64url } from "../shared/crypto";

@@ -3,30 +3,33 @@
 // judged by the module), reads the Authorization header, calls one module method and answers.
 // The router parses its own form bodies and installs its own error handler (rest/oauth-errors.ts),
 // so every failure on these paths, body-parser ones included, answers in the OAuth shape.
-import express, { Router, type Request } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
-import { parseBasicAuth } from "./basic-auth";
+import { basicCredentialsOf } from "./basic-auth";
 import { sendEmpty, sendJson } from "./oauth-response";
 import { oauthErrorHandler } from "./oauth-errors";
 import { rejectUnsafeInput } from "./input-hygiene";
+import { oauthFormBody } from "./oauth-form";
 import type { Logger } from "../shared/logger";
 
 /** application/x-www-form-urlencoded parameters; a repeated name arrives as an array. */
 const formSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
-/** RFC 6749 §3.2: the token endpoint (and, by reference, §2 of RFC 7009/7662) takes a form POST. */
+/**
+ * RFC 6749 §3.2: the token endpoint (and, by reference, §2 of RFC 7009/7662) takes a form POST.
+ * The form parser (rest/oauth-form.ts) sets req.body exactly when the request carries a form body.
+ */
 function formParams(req: Request): Record<string, unknown> {
-  if (!req.is("application/x-www-form-urlencoded")) throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
+  if (req.body === undefined) throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
   const parsed = formSchema.safeParse(req.body ?? {});
   if (!parsed.success) throw oauthError("invalid_request", "form parameters are not text");
   return parsed.data;
 }
 
 function clientCredentials(req: Request): ClientCredentialsInput {
-  const header = req.headers.authorization;
-  const basic = header === undefined ? undefined : parseBasicAuth(header);
-  return { basic, malformedAuthorization: header !== undefined && !basic, params: formParams(req) };
+  const basic = basicCredentialsOf(req);
+  return { basic, malformedAuthorization: req.headers.authorization !== undefined && !basic, params: formParams(req) };
 }
 
 export interface OAuthEndpoints {
@@ -35,20 +38,20 @@ export interface OAuthEndpoints {
   revocation: RevocationEndpoint;
 }
 
-/** OAuth bodies are small forms (RFC 6749 §4.1.3): size- and parameter-limited. */
-export const FORM_BODY_LIMIT = "16kb";
-export const formBody = express.urlencoded({ extended: false, limit: FORM_BODY_LIMIT, parameterLimit: 50 });
+/**
+ * The form, then input hygiene (NUL, unpaired surrogates in the body, query or Basic credentials),
+ * as one middleware: every router layer costs a path match on each request that passes it.
+ */
+const formInput: RequestHandler = oauthFormBody(rejectUnsafeInput);
 
 export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
   const r = Router();
-  r.use(["/oauth/token", "/oauth/introspect", "/oauth/revoke"], formBody, rejectUnsafeInput);
+  r.use(["/oauth/token", "/oauth/introspect", "/oauth/revoke"], formInput);
   r.post("/oauth/token", async (req, res) => {
     sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
   });
   r.post("/oauth/introspect", (req, res) => {
-    const header = req.headers.authorization;
-    const basic = header === undefined ? undefined : parseBasicAuth(header);
-    const result = endpoints.introspection.introspect({ basic, params: () => formParams(req) });
+    const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: formParams.bind(undefined, req) });
     // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
     if (result instanceof Promise) return result.then((r) => sendJson(res, r));
     sendJson(res, result);

@@ -25,7 +25,21 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const name = `toolgate_test_${randomBytes(6).toString("hex")}`;
+  const pgDb = await createPostgresDatabase(server, "toolgate_test");
+  return {
+    kind: "postgresql",
+    url: pgDb.url,
+    dataDir,
+    drop: async () => {
+      await pgDb.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A uniquely named database (`<prefix>_<random>`) on the PostgreSQL server at `server`; drop() removes it. */
+export async function createPostgresDatabase(server: string, prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
@@ -33,15 +47,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(server);
   url.pathname = `/${name}`;
   return {
-    kind: "postgresql",
     url: url.toString(),
-    dataDir,
     drop: async () => {
       const c = new pg.Client({ connectionString: server });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await c.end();
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 // What the OAuth endpoints report about their answers, for operators (the metrics module
-// implements it; docs/decisions/0022-metrics-endpoint.md). Called once per answer from the
+// implements it; docs/decisions/0023-metrics-endpoint.md). Called once per answer from the
 // domain services, never from router code; must be cheap (counters) and must not throw.
 export interface OAuthOutcomes {
   /** One token endpoint answer: `outcome` is "issued" or the OAuth error code sent. */

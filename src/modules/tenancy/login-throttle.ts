@@ -1,5 +1,5 @@
 // Slows down password guessing without handing a guesser the power to lock the owner out
-// (docs/decisions/0021-login-throttle.md). Failures are counted in the database (LoginFailure),
+// (docs/decisions/0022-login-throttle.md). Failures are counted in the database (LoginFailure),
 // so every instance on one PostgreSQL database sees the same counts and a restart forgets nothing.
 //
 // Three counts per failed attempt, each a row keyed by scope:

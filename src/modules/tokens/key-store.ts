@@ -2,6 +2,7 @@
 // paths never read the database for keys), reloaded when a write to the key table is announced on
 // the change bus (another instance, or the CLI's `keys rotate`). The table is small by construction:
 // it is the one thing loaded whole (docs/decisions/0001-per-entry-caches.md).
+import { KeyObject } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, calculateJwkThumbprint, type JWK, type CryptoKey } from "jose";
 import type { ChangeBus, Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
@@ -16,6 +17,8 @@ interface LoadedKey {
   activatedAt: Date;
   publicJwk: JWK;
   privateKey: CryptoKey;
+  /** The same private key for node:crypto's synchronous sign (see JwtService.sign). */
+  privateKeyObject: KeyObject;
   publicKey: CryptoKey;
 }
 
@@ -63,11 +66,13 @@ export class KeyStore {
       }
       const privateJwk = JSON.parse(decryptAtRest(this.encryptionKey, row.privateJwkEnc, row.kid)) as JWK;
       const publicJwk = JSON.parse(row.publicJwk) as JWK;
+      const privateKey = (await importJWK(privateJwk, row.alg)) as CryptoKey;
       loaded.push({
         kid: row.kid,
         activatedAt: row.activatedAt,
         publicJwk,
-        privateKey: (await importJWK(privateJwk, row.alg)) as CryptoKey,
+        privateKey,
+        privateKeyObject: KeyObject.from(privateKey),
         publicKey: (await importJWK(publicJwk, row.alg)) as CryptoKey,
       });
     }
@@ -107,6 +112,13 @@ export class KeyStore {
     const k = signingKeyAt(this.keys, this.clock.now());
     if (!k) throw new Error("no active signing key");
     return { kid: k.kid, key: k.privateKey };
+  }
+
+  /** The signing key as a node:crypto KeyObject (the token endpoint signs synchronously with it). */
+  signingKeyObject(): { kid: string; key: KeyObject } {
+    const k = signingKeyAt(this.keys, this.clock.now());
+    if (!k) throw new Error("no active signing key");
+    return { kid: k.kid, key: k.privateKeyObject };
   }
 
   verificationKey(kid: string | undefined): CryptoKey | undefined {
