@@ -16,7 +16,7 @@ import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, type ResourceServerLifecycle } from "./modules/resource-servers";
 import { findClientForSignIn, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
-import { createOAuth, type OAuthServices } from "./modules/oauth";
+import { OAUTH_PATHS, createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { errorHandler } from "./rest/errors";
 import { rejectUnsafeInputExcept } from "./rest/input-hygiene";
@@ -41,6 +41,7 @@ import { groupsRouter } from "./rest/groups";
 import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
+import { notFoundUnlessRouted, requireFormBody, requireJsonBody } from "./rest/request-guards";
 
 export interface AppDeps {
   config: Config;
@@ -184,10 +185,33 @@ export function createHttpApp(services: Services): Express {
   app.use(runtimeRouter(services.registry, services.lifecycle));
 
   // The OAuth endpoints parse their own forms and answer every error in the OAuth shape.
+  app.use([OAUTH_PATHS.token, OAUTH_PATHS.introspection, OAUTH_PATHS.revocation], requireFormBody);
   app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
   app.use(authorizeRouter(services.signin.service, logger));
   app.use(discoveryRouter(services.oauth.metadata, services.keys));
 
+  // Admin routers (admin JWT; every router serving /svc or /uflow below belongs here or in
+  // `unauthenticated`: the 404 guard knows only these). Routers that authenticate differently
+  // (runtime Basic auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above.
+  const adminRouters = [
+    usersRouter(tenancy),
+    resourceServersRouter(resourceServers),
+    lifecycleRouter(services.lifecycle),
+    toolsScopesRouter(services.lifecycle),
+    driftRouter(services.lifecycle),
+    clientsRouter(services.clients),
+    membershipsRouter(services.memberships),
+    endUsersRouter(services.endUsers),
+    rolesRouter(services.rbac.roles),
+    groupsRouter(services.rbac.groups),
+    roleBindingsRouter(services.rbac.bindings),
+    effectiveAccessRouter(services.rbac.effectiveAccess),
+  ];
+  const unauthenticated = [healthRouter(db, services.changes), authRouter(tenancy)];
+
+  // An unknown admin path is 404 before authentication, and a body that is not JSON is 415.
+  app.use(notFoundUnlessRouted(["/svc", "/uflow"], [...unauthenticated, ...adminRouters]));
+  app.use(["/svc", "/uflow"], requireJsonBody);
   // Everything else takes JSON bodies and answers errors as {error} (rest/errors.ts).
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   // Unstorable input (NUL, unpaired surrogates, absurd nesting) is a 400 before any route runs;
@@ -195,28 +219,15 @@ export function createHttpApp(services: Services): Express {
   app.use(rejectUnsafeInputExcept(GRAPHQL_PATH));
 
   // Unauthenticated surface.
-  app.use(healthRouter(db, services.changes));
-  app.use(authRouter(tenancy));
+  app.use(unauthenticated);
   if (services.config.benchRoutes) app.use(benchBaselineRouter());
 
   // The cockpit graph authenticates the same admin JWT itself, per request (src/graphql/context.ts).
   app.use(GRAPHQL_PATH, createGraphQLServer(services));
 
-  // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
-  // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
+  // Admin JWT for every admin prefix.
   app.use(["/svc", "/uflow"], adminAuth(services.adminAuth), noStore);
-  app.use(usersRouter(tenancy));
-  app.use(resourceServersRouter(resourceServers));
-  app.use(lifecycleRouter(services.lifecycle));
-  app.use(toolsScopesRouter(services.lifecycle));
-  app.use(driftRouter(services.lifecycle));
-  app.use(clientsRouter(services.clients));
-  app.use(membershipsRouter(services.memberships));
-  app.use(endUsersRouter(services.endUsers));
-  app.use(rolesRouter(services.rbac.roles));
-  app.use(groupsRouter(services.rbac.groups));
-  app.use(roleBindingsRouter(services.rbac.bindings));
-  app.use(effectiveAccessRouter(services.rbac.effectiveAccess));
+  app.use(adminRouters);
 
   app.use((_req, res) => {
     res.status(404).json({ error: "not found" });
