@@ -4,7 +4,7 @@
 // in two lines. Exact texts: these are what a person reads.
 import { afterAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "./helpers/database";
+import { freshEnv as createEnv, type TestDatabase } from "./helpers/database";
 import { runCli } from "../src/cli/run";
 import { COMMANDS, GROUPS } from "../src/cli/commands";
 import { decodeMasterKey } from "../src/config";
@@ -14,13 +14,7 @@ afterAll(async () => {
   for (const d of dbs) await d.drop();
 });
 
-async function freshEnv(): Promise<Record<string, string>> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  const env: Record<string, string> = { TOOLGATE_DATA_DIR: db.dataDir, DATABASE_URL: db.url };
-  if (db.kind === "postgresql") env.TOOLGATE_MASTER_KEY = randomBytes(32).toString("hex");
-  return env;
-}
+const freshEnv = () => createEnv(dbs);
 
 async function cli(args: string[], env: Record<string, string> = {}, stdin?: string) {
   let stdout = "";

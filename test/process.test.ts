@@ -7,8 +7,7 @@ import { statSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
-import { randomBytes } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "./helpers/database";
+import { freshEnv as createEnv, type TestDatabase } from "./helpers/database";
 import { spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { ROOT, runCli, startServerProcess, type RunningServer } from "./helpers/process";
@@ -21,13 +20,7 @@ afterAll(async () => {
   for (const d of dbs) await d.drop();
 });
 
-async function freshEnv(): Promise<Record<string, string>> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  const env: Record<string, string> = { TOOLGATE_DATA_DIR: db.dataDir, DATABASE_URL: db.url };
-  if (db.kind === "postgresql") env.TOOLGATE_MASTER_KEY = randomBytes(32).toString("hex");
-  return env;
-}
+const freshEnv = () => createEnv(dbs);
 
 describe("npm start", () => {
   it("bootstraps from TOOLGATE_ADMIN_*, logs in, keeps keys across restarts, and logs no secrets", async () => {
