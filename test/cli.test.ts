@@ -4,6 +4,8 @@
 // in two lines. Exact texts: these are what a person reads.
 import { afterAll, describe, expect, it } from "vitest";
 import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { freshEnv as createEnv, type TestDatabase } from "./helpers/database";
 import { runCli } from "../src/cli/run";
 import { COMMANDS, GROUPS } from "../src/cli/commands";
@@ -158,6 +160,18 @@ describe("database mistakes, in two lines", () => {
     expect(role.stderr).toBe(
       `PostgreSQL at ${at} refused the login of "toolgate_no_such_role": role "toolgate_no_such_role" does not exist.\n` +
         "Fix the user and password in DATABASE_URL (postgresql://USER:PASSWORD@HOST:PORT/DATABASE), or create that role.\n",
+    );
+  });
+
+  it("a data folder that cannot be created", async () => {
+    const env = await freshEnv();
+    const file = join(env.TOOLGATE_DATA_DIR!, "a-file");
+    writeFileSync(file, "");
+    const r = await cli(["keys", "list"], { TOOLGATE_DATA_DIR: join(file, "data") });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(
+      `Cannot write ${join(file, "data")} (ENOTDIR): the data folder must be writable by this user.\n` +
+        "Fix its permissions, or point TOOLGATE_DATA_DIR (and DATABASE_URL=file:...) at a writable folder.\n",
     );
   });
 
