@@ -17,7 +17,7 @@ import { ResourceServerRegistry, ResourceServerService, createLifecycle, describ
 import { readFileSync } from "node:fs";
 import { CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
-import { createOAuth, type OAuthServices } from "./modules/oauth";
+import { OAUTH_PATHS, createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { Metrics } from "./metrics/metrics";
 import { httpMetrics } from "./rest/http-metrics";
@@ -46,6 +46,7 @@ import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
 import { REGISTRATION_PATH, registrationRouter, type RegistrationHttpStats } from "./rest/registration";
+import { notFoundUnlessRouted, requireJsonBody } from "./rest/request-guards";
 
 export interface AppDeps {
   config: Config;
@@ -247,6 +248,28 @@ export function createHttpApp(services: Services): Express {
   app.use(registration.router);
   app.use(discoveryRouter(services.oauth.metadata, services.keys));
 
+  // Admin routers (admin JWT; every router serving /svc or /uflow below belongs here or in
+  // `unauthenticated`: the 404 guard knows only these). Routers that authenticate differently
+  // (runtime Basic auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above.
+  const adminRouters = [
+    usersRouter(tenancy),
+    resourceServersRouter(resourceServers),
+    lifecycleRouter(services.lifecycle),
+    toolsScopesRouter(services.lifecycle),
+    driftRouter(services.lifecycle),
+    clientsRouter(services.clients),
+    membershipsRouter(services.memberships),
+    endUsersRouter(services.endUsers),
+    rolesRouter(services.rbac.roles),
+    groupsRouter(services.rbac.groups),
+    roleBindingsRouter(services.rbac.bindings),
+    effectiveAccessRouter(services.rbac.effectiveAccess),
+  ];
+  const unauthenticated = [healthRouter(db, services.changes), authRouter(tenancy)];
+
+  // An unknown admin path is 404 before authentication, and a body that is not JSON is 415.
+  app.use(notFoundUnlessRouted(["/svc", "/uflow"], [...unauthenticated, ...adminRouters]));
+  app.use(["/svc", "/uflow"], requireJsonBody);
   // Everything else takes JSON bodies and answers errors as {error} (rest/errors.ts).
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   // Unstorable input (NUL, unpaired surrogates, absurd nesting) is a 400 before any route runs;
@@ -254,28 +277,15 @@ export function createHttpApp(services: Services): Express {
   app.use(rejectUnsafeInputExcept(GRAPHQL_PATH));
 
   // Unauthenticated surface.
-  app.use(healthRouter(db, services.changes));
-  app.use(authRouter(tenancy));
+  app.use(unauthenticated);
   if (services.config.benchRoutes) app.use(benchBaselineRouter());
 
   // The cockpit graph authenticates the same admin JWT itself, per request (src/graphql/context.ts).
   app.use(GRAPHQL_PATH, createGraphQLServer(services));
 
-  // Admin JWT for every admin prefix. Routers that authenticate differently (runtime Basic
-  // auth on sdk-policy/sdk-manifest, OAuth endpoints) are mounted above this line.
+  // Admin JWT for every admin prefix.
   app.use(["/svc", "/uflow"], adminAuth(services.adminAuth), noStore);
-  app.use(usersRouter(tenancy));
-  app.use(resourceServersRouter(resourceServers));
-  app.use(lifecycleRouter(services.lifecycle));
-  app.use(toolsScopesRouter(services.lifecycle));
-  app.use(driftRouter(services.lifecycle));
-  app.use(clientsRouter(services.clients));
-  app.use(membershipsRouter(services.memberships));
-  app.use(endUsersRouter(services.endUsers));
-  app.use(rolesRouter(services.rbac.roles));
-  app.use(groupsRouter(services.rbac.groups));
-  app.use(roleBindingsRouter(services.rbac.bindings));
-  app.use(effectiveAccessRouter(services.rbac.effectiveAccess));
+  app.use(adminRouters);
 
   app.use((_req, res) => {
     res.status(404).json({ error: "not found" });

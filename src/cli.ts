@@ -7,7 +7,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-runCli(process.argv.slice(2), process.env, { out: (t) => console.log(t), err: (t) => console.error(t), stdin: readStdin }).then(
+runCli(process.argv.slice(2), process.env, { out: (t) => console.log(t), err: (t) => console.error(t), readStdin }).then(
   (status) => process.exit(status),
   (e) => {
     console.error(e);

@@ -21,6 +21,9 @@ const envSchema = z
         .url()
         .refine((u) => /^https?:\/\//.test(u), "must be an http(s) URL")
         .refine((u) => !u.includes("?") && !u.includes("#"), "must not contain a query or fragment")
+        // The issuer and every URL are built as publicUrl + "/path": a trailing slash would give
+        // "//svc/..." (404) and an issuer that does not match what clients configured.
+        .transform((u) => u.replace(/\/+$/, ""))
         .optional(),
     ),
     DATABASE_URL: optionalString.pipe(
@@ -145,7 +148,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export interface Config {
   readonly port: number;
   readonly host: string | undefined;
-  /** The issuer and the base of every URL the service returns, exactly as configured. */
+  /** The issuer and the base of every URL the service returns, as configured minus any trailing slash. */
   readonly publicUrl: string;
   readonly database: { readonly kind: "sqlite" | "postgresql"; readonly url: string };
   readonly dataDir: string;

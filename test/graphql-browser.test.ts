@@ -75,8 +75,35 @@ describe("GraphiQL page", () => {
     expect(r.headers.get("x-content-type-options")).toBe("nosniff");
     expect(r.headers.get("cache-control")).toBe("no-store");
     const html = await r.text();
-    // Everything it runs is inline: no script or stylesheet from another origin the CSP would block.
-    expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+rel="stylesheet"/);
+    // A small page: its scripts and styles come from this origin only (what the CSP allows).
+    expect(html.length).toBeLessThan(5_000);
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"|new URL\("([^"]+)"/g)].map((m) => m[1] ?? m[2]!);
+    expect(assets.map((a) => a.replace(/\/assets\/[^/]+\//, "/assets/<version>/")).sort()).toEqual(
+      ["editor.worker.js", "graphiql.css", "graphiql.js", "graphql.worker.js", "json.worker.js"].map((n) => `graphql/assets/<version>/${n}`),
+    );
+  });
+
+  it("serves its assets compressed, cacheable for a year under versioned URLs, with an ETag", async () => {
+    const html = await (await fetch(`${h.url}${GRAPHQL_PATH}`, { headers: { accept: "text/html" } })).text();
+    const script = /<script src="([^"]+)"/.exec(html)![1]!;
+    const url = new URL(script, `${h.url}${GRAPHQL_PATH}`).href;
+    // fetch() asks for gzip and decompresses; the size on the wire is the Content-Length.
+    const r = await fetch(url, { headers: { "accept-encoding": "gzip" } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(r.headers.get("content-encoding")).toBe("gzip");
+    expect(r.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const body = await r.text();
+    expect(body).toContain("renderYogaGraphiQL");
+    expect(Number(r.headers.get("content-length"))).toBeLessThan(body.length / 2);
+    const etag = r.headers.get("etag")!;
+    expect(etag).toMatch(/^"[\d.]+-graphiql\.js"$/);
+    const again = await fetch(url, { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const stale = await fetch(url.replace(/\/assets\/[^/]+\//, "/assets/0.0.0/"));
+    expect(stale.status).toBe(404);
+    expect(await stale.json()).toEqual({ error: "not found" });
   });
 
   it("leaves the JSON answers without the page's headers", async () => {

@@ -51,7 +51,7 @@ const WRONG = { error: "invalid email or password" };
 async function cli(args: string[], env: Record<string, string>, stdin?: string) {
   let stdout = "";
   let stderr = "";
-  const status = await runCli(args, env, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), stdin: stdin === undefined ? undefined : async () => stdin });
+  const status = await runCli(args, env, { out: (t) => (stdout += `${t}\n`), err: (t) => (stderr += `${t}\n`), readStdin: stdin === undefined ? undefined : async () => stdin });
   return { status, stdout, stderr };
 }
 

@@ -209,7 +209,7 @@ describe("token endpoint errors", () => {
     expect(await err.response.json()).toEqual(ERR.invalid_client);
   });
 
-  it("invalid_request for both methods at once, a repeated parameter, a missing grant_type, or a JSON body", async () => {
+  it("invalid_request for both methods at once, a repeated parameter or a missing grant_type; 415 for a JSON body", async () => {
     const both = await post("/oauth/token", form({ grant_type: "client_credentials", client_id: client.client_id, client_secret: client.client_secret }), cc());
     const repeated = await post("/oauth/token", "grant_type=client_credentials&scope=files:read&scope=files:write", cc());
     const missing = await post("/oauth/token", form({ scope: "files:read" }), cc());
@@ -219,8 +219,12 @@ describe("token endpoint errors", () => {
       expect(r.status).toBe(400);
       expect(r.body).toEqual(ERR.invalid_request);
     }
-    expect(json.status).toBe(400);
-    expect(await json.json()).toEqual(ERR.invalid_request);
+    // A JSON body is the wrong content type: 415 naming the one to send (RFC 6749 §3.2 forms).
+    expect(json.status).toBe(415);
+    expect(await json.json()).toEqual({
+      error: "invalid_request",
+      error_description: "send the body as application/x-www-form-urlencoded (content-type: application/x-www-form-urlencoded); got application/json",
+    });
   });
 
   it("unsupported_grant_type for a grant the server does not serve", async () => {

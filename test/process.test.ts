@@ -5,9 +5,12 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 vi.setConfig({ testTimeout: 180_000 });
 import { statSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "./helpers/database";
-import { runCli, startServerProcess, type RunningServer } from "./helpers/process";
+
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
+import { freshEnv as createEnv, type TestDatabase } from "./helpers/database";
+import { spawnSync } from "node:child_process";
+import { request } from "node:http";
+import { ROOT, runCli, startServerProcess, type RunningServer } from "./helpers/process";
 import { runCli as runCommand } from "../src/cli/run";
 
 const dbs: TestDatabase[] = [];
@@ -17,13 +20,7 @@ afterAll(async () => {
   for (const d of dbs) await d.drop();
 });
 
-async function freshEnv(): Promise<Record<string, string>> {
-  const db = await createTestDatabase();
-  dbs.push(db);
-  const env: Record<string, string> = { TOOLGATE_DATA_DIR: db.dataDir, DATABASE_URL: db.url };
-  if (db.kind === "postgresql") env.TOOLGATE_MASTER_KEY = randomBytes(32).toString("hex");
-  return env;
-}
+const freshEnv = () => createEnv(dbs);
 
 describe("npm start", () => {
   it("bootstraps from TOOLGATE_ADMIN_*, logs in, keeps keys across restarts, and logs no secrets", async () => {
@@ -61,6 +58,10 @@ describe("npm start", () => {
     const second = await startServerProcess({ ...env, TOOLGATE_ADMIN_EMAIL: "boss@example.test", TOOLGATE_ADMIN_PASSWORD: password });
     servers.push(second);
     expect(second.output()).not.toContain("Created workspace");
+    // The variables only create the first workspace: the server says it ignored them.
+    expect(second.output()).toContain(
+      "TOOLGATE_ADMIN_EMAIL and TOOLGATE_ADMIN_PASSWORD are ignored: this database already has a workspace (they only create the first one). Log in with its existing owner.",
+    );
     const me = await fetch(`${second.url}/svc/resource-servers`, { headers: { authorization: `Bearer ${access_token}` } });
     expect(me.status).toBe(200);
     await second.stop();
@@ -72,6 +73,15 @@ describe("npm start", () => {
       const s = await startServerProcess(env);
       servers.push(s);
       expect(s.output()).toContain("No workspace exists yet");
+      // The hint works as printed, in a shell where TOOLGATE_MASTER_KEY is exported (as it says);
+      // the password comes from standard input, never from argv.
+      const hint = s.output().split("\n").find((l) => l.includes("npx toolgate bootstrap"))!;
+      expect(hint).toContain(`DATABASE_URL='${env.DATABASE_URL}'`);
+      const printed = hint.trim().replace("you@example.com", "hinted@example.test");
+      const ran = spawnSync("bash", ["-c", printed], { cwd: ROOT, input: "hinted-password-1\n", encoding: "utf8", env: { PATH: process.env.PATH!, HOME: process.env.HOME!, TOOLGATE_MASTER_KEY: env.TOOLGATE_MASTER_KEY! }, timeout: 120_000 });
+      expect(ran.status, ran.stderr).toBe(0);
+      const login = await fetch(`${s.url}/svc/uflow/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: "hinted@example.test", password: "hinted-password-1" }) });
+      expect(login.status).toBe(200);
       return s.stop();
     }
     const s = await startServerProcess(env);
@@ -84,6 +94,27 @@ describe("npm start", () => {
     const login = await fetch(`${s.url}/svc/uflow/auth/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(creds) });
     expect(login.status).toBe(200);
     await s.stop();
+  });
+
+  it("on a port already in use, says so in two lines and exits 1", async () => {
+    const env = await freshEnv();
+    const first = await startServerProcess(env);
+    servers.push(first);
+    const port = new URL(first.url).port;
+    const other = await freshEnv();
+    const second = spawnSync(process.execPath, [TSX, join(ROOT, "src/main.ts")], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 120_000,
+      env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...other, PORT: port, HOST: "127.0.0.1" },
+    });
+    expect(second.status).toBe(1);
+    const lines = (second.stdout + second.stderr).split("\n").filter((l) => l !== "" && !l.startsWith("{"));
+    expect(lines).toEqual([
+      `Port ${port} is already in use (EADDRINUSE on 127.0.0.1, port ${port}): another Toolgate or another program listens there.`,
+      `Stop it, or start on a free port: PORT=${Number(port) + 1} npm start`,
+    ]);
+    await first.stop();
   });
 
   it("stops with a message naming every bad variable", async () => {
@@ -139,3 +170,56 @@ describe("toolgate CLI", () => {
     expect(runCli(["frobnicate"], env).status).toBe(2);
   });
 });
+
+describe("production start (npm run build, node dist/main.js)", () => {
+  it("serves from the compiled build, and SIGTERM lets an in-flight request finish before exiting 0", async () => {
+    const built = spawnSync(process.execPath, [join(ROOT, "scripts/build.mjs")], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+    expect(built.status, built.stderr).toBe(0);
+    const env = await freshEnv();
+    const s = await startServerProcess({ ...env, TOOLGATE_ADMIN_EMAIL: "drain@example.test", TOOLGATE_ADMIN_PASSWORD: "drain-password-1" }, ROOT, "compiled");
+    servers.push(s);
+    const exited = new Promise<number | null>((resolve) => s.child.once("exit", (code) => resolve(code)));
+
+    // A request the server has begun when the signal comes: it answered "100 Continue" to the
+    // headers (so the request is in its hands) and has half the body.
+    const body = JSON.stringify({ email: "drain@example.test", password: "drain-password-1" });
+    let continued = false;
+    const inFlight = request(`${s.url}/svc/uflow/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), expect: "100-continue" },
+    });
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      inFlight.on("response", (res) => {
+        let text = "";
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode!, text }));
+      });
+      inFlight.on("error", reject);
+    });
+    inFlight.on("continue", () => {
+      inFlight.write(body.slice(0, 10));
+      continued = true;
+    });
+    inFlight.flushHeaders();
+    await until(() => continued);
+    s.child.kill("SIGTERM");
+    await until(() => s.output().includes("shutting down: draining in-flight requests"));
+    // No new connections while draining.
+    await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
+    inFlight.end(body.slice(10));
+    const r = await answer;
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.text).access_token).toBeTypeOf("string");
+    expect(await exited).toBe(0);
+    expect(s.output()).toContain('"msg":"shut down"');
+  });
+});
+
+/** Polls `check` every 20 ms for up to 30 s. */
+async function until(check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

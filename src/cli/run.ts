@@ -1,46 +1,35 @@
 // The `toolgate` commands as a function: argv and environment in, output and an exit status out.
-// src/cli.ts is the process entry around it; tests call it in process.
+// src/cli.ts is the process entry around it; tests call it in process. The commands are the
+// registry in ./commands/index.ts; this file finds one, parses its options and explains failures.
 import { parseArgs } from "node:util";
-import { ConfigError, loadConfig } from "../config";
-import { boot } from "../boot";
-import { createLogger } from "../shared/logger";
-import { createServices } from "../app";
-import { USERS_USAGE, isUsersCommand, runUsersCommand } from "./users";
+import { CliExit, type CliCommand, type CliIo } from "./command";
+import { COMMANDS, GROUPS } from "./commands";
 
-export const USAGE = `usage: toolgate <command> [options]
+export type { CliIo } from "./command";
 
-commands:
-  migrate                                   apply pending database migrations
-  bootstrap --email E --password P [--workspace NAME]
-                                            create a workspace with E as its owner; prints
-                                            {"workspace_id": ..., "user_id": ...}
-  keys rotate [--activate-in SECONDS]       add a signing key: published now, signing after
-                                            SECONDS (default 300); prints {"kid", "activates_at"}
-  keys list                                 list signing keys and their schedule
-${USERS_USAGE}
+const ENVIRONMENT = "environment: DATABASE_URL, TOOLGATE_DATA_DIR, TOOLGATE_MASTER_KEY (as for the server)";
 
-environment: DATABASE_URL, TOOLGATE_DATA_DIR, TOOLGATE_MASTER_KEY (as for the server)`;
-
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  /** The whole of standard input (commands that read a secret from it). */
-  stdin?: () => Promise<string>;
+function line(c: CliCommand): string {
+  const head = `  ${c.name}${c.synopsis ? ` ${c.synopsis}` : ""}`;
+  return `${head}\n${c.summary
+    .split("\n")
+    .map((l) => `      ${l}`)
+    .join("\n")}`;
 }
 
-/** A refusal with its exit status (2: usage or input, 1: the command failed). */
-class CliExit extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
+function usageOf(commands: readonly CliCommand[], title: string): string {
+  return [title, "", "commands:", ...commands.map(line), "", ENVIRONMENT].join("\n");
 }
 
-const usage = (message: string): never => {
-  throw new CliExit(2, message);
-};
+export const USAGE = usageOf(COMMANDS, "usage: toolgate <command> [options]   (toolgate <command> --help for one command)");
+
+const groupUsage = (group: string) =>
+  usageOf(
+    COMMANDS.filter((c) => c.name.startsWith(`${group} `)),
+    `usage: toolgate ${group} <command> [options]   (${GROUPS[group] ?? group})`,
+  );
+
+const isHelp = (word: string | undefined) => word === "help" || word === "--help" || word === "-h";
 
 /** Runs one command; resolves to the process exit status. */
 export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
@@ -52,14 +41,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       io.err(e.message);
       return e.status;
     }
-    if (e instanceof ConfigError) {
-      io.err(e.message);
-      return 2;
-    }
-    if ((e as Error)?.name === "ZodError") {
-      const issues = (e as { issues?: { path: string[]; message: string }[] }).issues ?? [];
-      io.err(`invalid input: ${issues.map((i) => `${i.path.join(".") || "value"}: ${i.message}`).join("; ")}`);
-      return 2;
+    // Loaded only on failure: it imports the configuration schema, which help and keygen never need.
+    const { explainStartupError } = await import("../startup-errors");
+    const explained = explainStartupError(e, env);
+    if (explained) {
+      io.err(explained.message);
+      return explained.status;
     }
     io.err(e instanceof Error ? e.message : String(e));
     return 1;
@@ -67,45 +54,46 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
 }
 
 async function run(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<void> {
-  const [command, sub] = argv;
-  if (!command || command === "help" || command === "--help") {
+  const [first, second] = argv;
+  if (first === undefined || isHelp(first)) {
+    // `toolgate help keys` / `toolgate help keys rotate` read as `toolgate keys --help`.
+    if (second !== undefined) return run([...argv.slice(1), "--help"], env, io);
     io.out(USAGE);
     return;
   }
-  const known = command === "migrate" || command === "bootstrap" || (command === "keys" && (sub === "rotate" || sub === "list")) || isUsersCommand(command, sub);
-  if (!known) usage(`unknown command: ${argv.join(" ")}\n\n${USAGE}`);
-  // The CLI never bootstraps from the server's TOOLGATE_ADMIN_* variables.
-  const config = loadConfig({ ...env, TOOLGATE_ADMIN_EMAIL: undefined, TOOLGATE_ADMIN_PASSWORD: undefined });
-  const booted = await boot(config);
+  const command = COMMANDS.find((c) => c.name === first) ?? COMMANDS.find((c) => c.name === `${first} ${second}`);
+  if (!command) {
+    if (first in GROUPS) {
+      // `toolgate keys` (or `toolgate keys --help`) lists the group; an unknown word after it is an error.
+      if (second === undefined || isHelp(second)) return io.out(groupUsage(first));
+      throw new CliExit(2, `unknown command: toolgate ${first} ${second}\n\n${groupUsage(first)}`);
+    }
+    throw new CliExit(2, `unknown command: toolgate ${first}\n\n${USAGE}`);
+  }
+  const args = argv.slice(command.name.split(" ").length);
+  if (args.some(isHelp)) return io.out(usageOf([command], `usage: toolgate ${command.name}${command.synopsis ? ` ${command.synopsis}` : ""}`));
+  let values: Record<string, string | boolean | undefined>;
   try {
-    if (command === "migrate") {
-      io.out(JSON.stringify({ applied: booted.appliedMigrations }));
-      return;
+    values = parseArgs({ args, options: command.options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (e) {
+    throw new CliExit(2, `${command.name}: ${optionProblem(e as Error & { code?: string })} (see toolgate ${command.name} --help)`);
+  }
+  await command.run({ env, io }, values);
+}
+
+/** node:util parseArgs errors, rephrased to name the flag and nothing else. */
+function optionProblem(e: Error & { code?: string }): string {
+  const flag = /'(-{1,2}[^' ]+)/.exec(e.message)?.[1];
+  switch (e.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option ${flag}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return /argument missing/.test(e.message) ? `${flag} needs a value` : `${flag} takes no value`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
+      const word = /'([^']*)'/.exec(e.message)?.[1];
+      return `unexpected argument ${word ?? ""}`.trim();
     }
-    const services = await createServices({ config, db: booted.db, masterKey: booted.masterKey, logger: createLogger("silent") });
-    if (command === "users") {
-      await runUsersCommand(services.tenancy, argv, env, io, usage);
-      return;
-    }
-    if (command === "bootstrap") {
-      const { values } = parseArgs({
-        args: argv.slice(1),
-        options: { email: { type: "string" }, password: { type: "string" }, workspace: { type: "string" } },
-      });
-      if (!values.email || !values.password) usage("bootstrap needs --email and --password\n\n" + USAGE);
-      const result = await services.tenancy.bootstrap({ email: values.email!, password: values.password!, workspaceName: values.workspace ?? "Default workspace" });
-      io.out(JSON.stringify(result));
-      return;
-    }
-    if (sub === "rotate") {
-      const { values } = parseArgs({ args: argv.slice(2), options: { "activate-in": { type: "string" } } });
-      const lead = Number(values["activate-in"] ?? 300);
-      if (!Number.isInteger(lead) || lead < 0 || lead > 86_400) usage("--activate-in must be a whole number of seconds from 0 to 86400");
-      io.out(JSON.stringify(await services.keys.rotate(lead)));
-      return;
-    }
-    io.out(JSON.stringify(services.keys.describe(), null, 2));
-  } finally {
-    await booted.db.$disconnect();
+    default:
+      return e.message;
   }
 }

@@ -1,7 +1,6 @@
 // The cockpit graph over HTTP: graphql-yoga with the Pothos schema, mounted by src/app.ts at
 // GRAPHQL_PATH as Express middleware (Express has already parsed the JSON body, size-limited).
 // GET from a browser serves GraphiQL; the admin JWT goes in its Headers tab.
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { RequestHandler } from "express";
 import { createYoga, type Plugin } from "graphql-yoga";
 import type { Services } from "../app";
@@ -10,6 +9,7 @@ import { maskError, useDomainErrors } from "./errors";
 import { useInputHygiene } from "./input-hygiene";
 import { useQueryLimits } from "./limits";
 import { schema } from "./schema";
+import { renderGraphiQLPage, serveGraphiQLAsset } from "./graphiql";
 
 export const GRAPHQL_PATH = "/graphql";
 
@@ -42,9 +42,9 @@ export function graphqlCors(origins: readonly string[]) {
 /**
  * GraphiQL (GET /graphql from a browser) is the one HTML page of the graph. It must not be framed
  * (clickjacking: `frame-ancestors 'none'` and X-Frame-Options), and may run only what
- * @graphql-yoga/render-graphiql inlines: its script and styles are inline ('unsafe-inline'; no
- * eval), Monaco's editor workers start from blob: URLs, its icons and fonts are data: URLs, and it
- * talks to this endpoint only (connect-src 'self'). Nothing is loaded from another origin.
+ * src/graphql/graphiql.ts serves: its scripts, styles and Monaco's editor workers from this origin
+ * ('self'; two small inline scripts start it: 'unsafe-inline', no eval), icons and fonts as data:
+ * URLs, and it talks to this endpoint only (connect-src 'self'). Nothing is loaded from another origin.
  */
 export const GRAPHIQL_CSP = [
   "default-src 'none'",
@@ -101,6 +101,8 @@ export function useNoStore(): Plugin {
 export function createGraphQLServer(services: Services): RequestHandler {
   const yoga = createYogaServer(services);
   return async (req, res) => {
+    // GraphiQL's scripts and styles (cacheable, compressed: src/graphql/graphiql.ts).
+    if (await serveGraphiQLAsset(req, res)) return;
     await yoga(req, res);
   };
 }
@@ -112,9 +114,9 @@ export function createYogaServer(services: Services) {
     graphqlEndpoint: GRAPHQL_PATH,
     context: contextFactory(services),
     graphiql: { title: "Toolgate cockpit graph", defaultQuery: EXAMPLE_QUERY, headers: GRAPHIQL_HEADERS },
-    // GraphiQL's scripts and styles are served inline from the installed package, not from a CDN,
-    // so the page works on machines without internet access (air-gapped installs).
-    renderGraphiQL,
+    // A small page whose scripts and styles come from this server (…/graphql/assets/<version>/),
+    // from the installed package, not from a CDN: it works on machines without internet access.
+    renderGraphiQL: renderGraphiQLPage,
     landingPage: false,
     // Yoga's own log lines (errors outside execution) go to our JSON logger.
     logging: {

@@ -5,12 +5,15 @@
 // so every failure on these paths, body-parser ones included, answers in the OAuth shape.
 import { Router, type Request, type RequestHandler } from "express";
 import { z } from "zod";
-import { oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
+import { OAuthError, oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
 import { basicCredentialsOf } from "./basic-auth";
 import { sendEmpty, sendJson } from "./oauth-response";
 import { oauthErrorHandler } from "./oauth-errors";
 import { rejectUnsafeInput } from "./input-hygiene";
 import { oauthFormBody } from "./oauth-form";
+import { hasBody, wrongBodyType } from "./request-guards";
+
+const FORM_TYPE = "application/x-www-form-urlencoded";
 import type { Logger } from "../shared/logger";
 
 /** application/x-www-form-urlencoded parameters; a repeated name arrives as an array. */
@@ -21,7 +24,11 @@ const formSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())
  * The form parser (rest/oauth-form.ts) sets req.body exactly when the request carries a form body.
  */
 function formParams(req: Request): Record<string, unknown> {
-  if (req.body === undefined) throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
+  if (req.body === undefined) {
+    // A body of another type is 415 naming the one to send (issue 12), in the OAuth shape.
+    if (hasBody(req)) throw new OAuthError("invalid_request", wrongBodyType(req, FORM_TYPE), 415);
+    throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
+  }
   const parsed = formSchema.safeParse(req.body ?? {});
   if (!parsed.success) throw oauthError("invalid_request", "form parameters are not text");
   return parsed.data;

@@ -56,3 +56,15 @@ export async function createPostgresDatabase(server: string, prefix: string): Pr
     },
   };
 }
+
+/**
+ * A fresh database and the environment a spawned server or the CLI runs on it with (a master key
+ * on PostgreSQL, where it is required); `dbs` collects the databases for the caller to drop.
+ */
+export async function freshEnv(dbs: TestDatabase[]): Promise<Record<string, string>> {
+  const db = await createTestDatabase();
+  dbs.push(db);
+  const env: Record<string, string> = { TOOLGATE_DATA_DIR: db.dataDir, DATABASE_URL: db.url };
+  if (db.kind === "postgresql") env.TOOLGATE_MASTER_KEY = randomBytes(32).toString("hex");
+  return env;
+}

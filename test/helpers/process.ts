@@ -44,18 +44,22 @@ export interface RunningServer {
 /** Thrown when the child could not bind its port because another process took it first. */
 class PortTakenError extends Error {}
 
-export async function startServerProcess(env: Record<string, string>, cwd = ROOT): Promise<RunningServer> {
+/** How to run the server: through tsx (npm start) or the compiled build (node dist/main.js, after npm run build). */
+export type ServerEntry = "tsx" | "compiled";
+
+export async function startServerProcess(env: Record<string, string>, cwd = ROOT, entry: ServerEntry = "tsx"): Promise<RunningServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(await freePort(), env, cwd);
+      return await startOnce(await freePort(), env, cwd, entry);
     } catch (e) {
       if (!(e instanceof PortTakenError) || attempt === 5) throw e;
     }
   }
 }
 
-async function startOnce(port: number, env: Record<string, string>, cwd: string): Promise<RunningServer> {
-  const child = spawn(process.execPath, [TSX, join(ROOT, "src/main.ts")], { cwd, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }) });
+async function startOnce(port: number, env: Record<string, string>, cwd: string, entry: ServerEntry): Promise<RunningServer> {
+  const args = entry === "tsx" ? [TSX, join(ROOT, "src/main.ts")] : [join(ROOT, "dist/main.js")];
+  const child = spawn(process.execPath, args, { cwd, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }) });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));

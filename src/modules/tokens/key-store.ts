@@ -130,13 +130,13 @@ export class KeyStore {
   }
 
   /** The schedule of every stored key, for `toolgate keys list`. */
-  describe(): { kid: string; activated_at: string; signing: boolean; published: boolean }[] {
+  describe(): { kid: string; activates_at: string; signing: boolean; published: boolean }[] {
     const now = this.clock.now();
     const signing = signingKeyAt(this.keys, now);
     const published = new Set(publishedKeysAt(this.keys, now));
     return this.keys
-      .map((k) => ({ kid: k.kid, activated_at: k.activatedAt.toISOString(), signing: k === signing, published: published.has(k) }))
-      .sort((a, b) => a.activated_at.localeCompare(b.activated_at));
+      .map((k) => ({ kid: k.kid, activates_at: k.activatedAt.toISOString(), signing: k === signing, published: published.has(k) }))
+      .sort((a, b) => a.activates_at.localeCompare(b.activates_at));
   }
 
   /** RFC 7517 key set of every published key. */

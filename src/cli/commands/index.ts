@@ -1,0 +1,24 @@
+// Every `toolgate` command, in the order `toolgate help` lists them. A new command is a module in
+// this folder exporting a CliCommand, plus one entry here (and one line of help per group below).
+import type { CliCommand } from "../command";
+import { bootstrapCommand } from "./bootstrap";
+import { keygenCommand } from "./keygen";
+import { keysListCommand, keysRotateCommand } from "./keys";
+import { migrateCommand } from "./migrate";
+import { usersResetPasswordCommand, usersUnlockCommand } from "./users";
+
+export const COMMANDS: readonly CliCommand[] = [
+  migrateCommand,
+  bootstrapCommand,
+  keygenCommand,
+  keysRotateCommand,
+  keysListCommand,
+  usersResetPasswordCommand,
+  usersUnlockCommand,
+];
+
+/** One line about each command group (a group is the first word of two-word commands). */
+export const GROUPS: Readonly<Record<string, string>> = {
+  keys: "signing keys (ES256) of the access tokens",
+  users: "an account's password and failed sign-in counts (the way back in)",
+};
