@@ -10,6 +10,8 @@ import { freshEnv as createEnv, type TestDatabase } from "./helpers/database";
 import { runCli } from "../src/cli/run";
 import { COMMANDS, GROUPS } from "../src/cli/commands";
 import { decodeMasterKey } from "../src/config";
+import { createPrismaClient } from "../src/storage";
+import { verifyPassword } from "../src/shared/crypto";
 
 const dbs: TestDatabase[] = [];
 afterAll(async () => {
@@ -109,11 +111,15 @@ describe("commands", () => {
     const viaStdin = await cli(["bootstrap", "--email", "stdin@example.test", "--password-stdin", "--workspace", "One"], env, "stdin-password-1\n");
     expect(viaStdin.stderr).toBe("");
     expect(Object.keys(JSON.parse(viaStdin.stdout)).sort()).toEqual(["user_id", "workspace_id"]);
-    // The same user again: the password is verified (the trailing newline was not part of it).
-    expect((await cli(["bootstrap", "--email", "stdin@example.test", "--password-stdin"], env, "stdin-password-1")).status).toBe(0);
-    const wrong = await cli(["bootstrap", "--email", "stdin@example.test"], { ...env, TOOLGATE_PASSWORD: "another-password" });
-    expect(wrong.status).toBe(1);
-    expect(wrong.stderr).toBe("a user with this email exists and the password does not match\n");
+    // The trailing newline was not part of the password.
+    const db = await createPrismaClient({ kind: env.DATABASE_URL!.startsWith("postgres") ? "postgresql" : "sqlite", url: env.DATABASE_URL! });
+    const stored = await db.user.findFirstOrThrow({ where: { email: "stdin@example.test" } });
+    await db.$disconnect();
+    expect(await verifyPassword("stdin-password-1", stored.passwordHash!)).toBe(true);
+    // The same email again is a second workspace with its own account (users are private to a workspace, decision 0017).
+    const second = await cli(["bootstrap", "--email", "stdin@example.test"], { ...env, TOOLGATE_PASSWORD: "another-password" });
+    expect(second.status).toBe(0);
+    expect(JSON.parse(second.stdout).user_id).not.toBe(JSON.parse(viaStdin.stdout).user_id);
     const viaEnv = await cli(["bootstrap", "--email", "env@example.test"], { ...env, TOOLGATE_PASSWORD: "env-password-1" });
     expect(viaEnv.status).toBe(0);
   });

@@ -24,11 +24,7 @@ const formSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())
  * The form parser (rest/oauth-form.ts) sets req.body exactly when the request carries a form body.
  */
 function formParams(req: Request): Record<string, unknown> {
-  if (req.body === undefined) {
-    // A body of another type is 415 naming the one to send (issue 12), in the OAuth shape.
-    if (hasBody(req)) throw new OAuthError("invalid_request", wrongBodyType(req, FORM_TYPE), 415);
-    throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
-  }
+  if (req.body === undefined) throw oauthError("invalid_request", "body is not application/x-www-form-urlencoded");
   const parsed = formSchema.safeParse(req.body ?? {});
   if (!parsed.success) throw oauthError("invalid_request", "form parameters are not text");
   return parsed.data;
@@ -51,19 +47,30 @@ export interface OAuthEndpoints {
  */
 const formInput: RequestHandler = oauthFormBody(rejectUnsafeInput);
 
+/**
+ * A body of another type is 415 naming the one to send (issue 12), in the OAuth shape, before any
+ * other check (client authentication included). A form body has set req.body: one comparison.
+ */
+function assertNotOtherBodyType(req: Request): void {
+  if (req.body === undefined && hasBody(req)) throw new OAuthError("invalid_request", wrongBodyType(req, FORM_TYPE), 415);
+}
+
 export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
   const r = Router();
   r.use(["/oauth/token", "/oauth/introspect", "/oauth/revoke"], formInput);
   r.post("/oauth/token", async (req, res) => {
+    assertNotOtherBodyType(req);
     sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
   });
   r.post("/oauth/introspect", (req, res) => {
+    assertNotOtherBodyType(req);
     const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: formParams.bind(undefined, req) });
     // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
     if (result instanceof Promise) return result.then((r) => sendJson(res, r));
     sendJson(res, result);
   });
   r.post("/oauth/revoke", async (req, res) => {
+    assertNotOtherBodyType(req);
     await endpoints.revocation.revoke(clientCredentials(req));
     sendEmpty(res);
   });
