@@ -145,6 +145,21 @@ describe("toolgate/sdk with the official MCP client", () => {
     await stepped.close();
   });
 
+  it("an unmodified client with no credentials registers itself (RFC 7591) and signs in", async () => {
+    const provider = new AppProvider(REDIRECT, undefined);
+    const c = await connect(provider);
+    // The SDK registered at Toolgate's registration_endpoint: a dcr client of no workspace,
+    // connected to this server by its first authorization.
+    const registered = provider.clientInformation()!;
+    expect(registered.client_id).toMatch(/^tgc_/);
+    expect(provider.authorizationUrl!.searchParams.get("client_id")).toBe(registered.client_id);
+    expect(await names(c)).toEqual(["list_notes", "read_note", "server_time"]);
+    expect(text(await c.callTool({ name: "list_notes", arguments: {} }))).toMatch(/^welcome/);
+    await c.close();
+    const listed = await h.admin("GET", `/svc/resource-servers/${rs.id}/clients`);
+    expect(listed.body.items.find((i: { client_id: string }) => i.client_id === registered.client_id)).toMatchObject({ registration_mode: "dcr", status: "approved" });
+  });
+
   it("a v2 client holding a refresh token steps up too (it re-authorizes with the union of scopes)", async () => {
     // The client an operator gets by default: authorization_code + refresh_token.
     const app = await h.admin("POST", `/svc/resource-servers/${rs.id}/clients`, { client_name: "Notes v2", kind: "human_app", redirect_uris: [REDIRECT], allowed_scopes: ["notes:read", "notes:write"] });
