@@ -2,19 +2,12 @@
 // discovery location, which MCP clients try too) and the RFC 7517 key set. Unauthenticated,
 // read-only, with permissive CORS so browser-based MCP clients (e.g. the Inspector) can read them.
 // Why each: docs/decisions/0007-discovery.md.
-import { Router, type RequestHandler } from "express";
+import { Router } from "express";
+import { publicCors } from "./public-cors";
 import type { ServerMetadata } from "../modules/oauth";
 import type { KeyStore } from "../modules/tokens";
 
-const cors: RequestHandler = (req, res, next) => {
-  res.set("Access-Control-Allow-Origin", "*");
-  if (req.method === "OPTIONS") {
-    res.set("Access-Control-Allow-Methods", "GET, OPTIONS").set("Access-Control-Allow-Headers", "MCP-Protocol-Version, Accept").set("Access-Control-Max-Age", "86400");
-    res.status(204).end();
-    return;
-  }
-  next();
-};
+const cors = publicCors("GET, OPTIONS", "MCP-Protocol-Version, Accept");
 
 export const METADATA_PATHS = ["/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"] as const;
 

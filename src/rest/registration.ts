@@ -14,6 +14,7 @@ import { FixedWindowLimiter } from "../shared/rate-limit";
 import { describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
 import type { Logger } from "../shared/logger";
 import { NO_STORE, sendJson } from "./oauth-response";
+import { publicCors } from "./public-cors";
 
 export const REGISTRATION_PATH = "/oauth/register";
 /** Client metadata is small (20 redirect URIs of 2 KB at most, a few short strings). */
@@ -40,15 +41,7 @@ function denied(res: Response): void {
   error(res, 401, "invalid_token", "the registration access token is invalid, or the client is not registered", { "WWW-Authenticate": 'Bearer error="invalid_token"' });
 }
 
-const cors: RequestHandler = (req, res, next) => {
-  res.set("Access-Control-Allow-Origin", "*");
-  if (req.method === "OPTIONS") {
-    res.set("Access-Control-Allow-Methods", "POST, GET, PUT, DELETE, OPTIONS").set("Access-Control-Allow-Headers", "Content-Type, Authorization, MCP-Protocol-Version").set("Access-Control-Max-Age", "86400");
-    res.status(204).end();
-    return;
-  }
-  next();
-};
+const cors = publicCors("POST, GET, PUT, DELETE, OPTIONS", "Content-Type, Authorization, MCP-Protocol-Version");
 
 /** RFC 6750 §2.1 bearer token of an RFC 7592 request, or undefined. */
 function bearer(req: Request): string | undefined {
