@@ -134,11 +134,13 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const resolver = rbac.resolver;
   const connectionRegistry = new ConnectionRegistry(deps.db, caches);
   const connectionWriter = new ConnectionWriter(deps.db, clock, ids);
-  const cimd = new CimdClients(deps.db, clock, ids, {
+  // The CIMD document fetch and a private_key_jwt client's jwks_uri fetch share these options.
+  const outbound = {
     allowPrivateNetworks: deps.config.scan.allowPrivateNetworks,
     timeoutMs: deps.config.cimd.timeoutMs,
     ca: deps.config.cimd.caFile === undefined ? undefined : readFileSync(deps.config.cimd.caFile, "utf8"),
-  });
+  };
+  const cimd = new CimdClients(deps.db, clock, ids, outbound);
   const signInClients = new SignInClientLookup(deps.db, cimd);
   const signin = createSignIn({
     db: deps.db,
@@ -167,6 +169,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     clock,
     ids,
     pepper: secretPepper,
+    outbound,
     publicUrl: deps.config.publicUrl,
     jwt,
     keys,

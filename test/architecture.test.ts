@@ -46,6 +46,7 @@ const OWNERS: Record<string, string> = {
   refreshToken: "signin",
   serverSignIn: "signin",
   usedLoginTicket: "signin",
+  usedClientAssertion: "oauth",
 };
 
 describe("architecture", () => {

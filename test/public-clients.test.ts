@@ -167,7 +167,7 @@ describe("what a public client may not do", () => {
 describe("discovery", () => {
   it("lists none among the token and revocation endpoints' auth methods", async () => {
     const r = await h.request("GET", "/.well-known/oauth-authorization-server");
-    expect(r.body.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "none"]);
-    expect(r.body.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "none"]);
+    expect(r.body.token_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]);
+    expect(r.body.revocation_endpoint_auth_methods_supported).toEqual(["client_secret_basic", "client_secret_post", "none", "private_key_jwt"]);
   });
 });

@@ -1,5 +1,5 @@
 export { ClientService, type ServerLookup } from "./client-service";
-export { ClientRegistry, type RegisteredClient } from "./registry";
+export { ClientRegistry, type RegisteredClient, type AssertionKeys } from "./registry";
 export { LastUsedRecorder } from "./last-used";
 export { ConnectionRegistry, ConnectionWriter, type ConnectionFacts, type ConnectInput } from "./connections";
 export {
@@ -32,6 +32,7 @@ export { toClientView, type ClientView, type CreatedClientView, type RotatedSecr
 export { findClientForSignIn, SignInClientLookup, type ClientForSignIn } from "./sign-in-lookup";
 export { CimdClients, type CimdOutcome, type CimdStats } from "./cimd/cimd-clients";
 export { isCimdClientId, cimdUrl } from "./cimd/client-id";
-export { CIMD_MAX_BYTES, CIMD_CACHE } from "./cimd/fetch-document";
+export { CIMD_MAX_BYTES, CIMD_CACHE, type CimdFetchOptions } from "./cimd/fetch-document";
 export { RegistrationService, RegistrationAccessDenied, type RegistrationResponse, type RegistrationStats } from "./registration";
 export { RegistrationError, readClientMetadata, DCR_AUTH_METHODS, type ClientMetadata } from "./registration-metadata";
+export { readPublicJwks } from "./cimd/document";

@@ -34,6 +34,22 @@ export interface RegisteredClient {
   allowedScopes: readonly string[];
   allowedScopeSet: ReadonlySet<string>;
   tokenLifetime: number;
+  /**
+   * Where a private_key_jwt client's public keys are (RFC 7523 §2.2; a cimd document's jwks or
+   * jwks_uri, cimd/document.ts); null for every other client.
+   */
+  assertionKeys: AssertionKeys | null;
+}
+
+export type AssertionKeys = { jwks: { keys: Array<Record<string, unknown>> } } | { jwksUri: string };
+
+/** The key source stored with a private_key_jwt client's metadata (cimd/cimd-clients.ts). */
+function assertionKeysOf(method: string, metadata: unknown): AssertionKeys | null {
+  if (method !== "private_key_jwt" || typeof metadata !== "object" || metadata === null) return null;
+  const m = metadata as { jwks?: { keys: Array<Record<string, unknown>> }; jwks_uri?: string };
+  if (m.jwks !== undefined) return { jwks: m.jwks };
+  if (typeof m.jwks_uri === "string") return { jwksUri: m.jwks_uri };
+  return null;
 }
 
 /** The allowed-scope set of a connection client: bounded by the user's bindings alone. */
@@ -72,6 +88,7 @@ export class ClientRegistry {
           grantTypes: true,
           allowedScopes: true,
           tokenLifetime: true,
+          registrationMetadata: true,
         },
       });
       if (!r || r.status === "revoked") return null;
@@ -93,6 +110,7 @@ export class ClientRegistry {
         // server's scopes the user holds (DESIGN "Clients and connections"), so nothing narrows here.
         allowedScopeSet: r.tenantId === null ? EVERY_SCOPE : new Set(allowed),
         tokenLifetime: r.tokenLifetime,
+        assertionKeys: assertionKeysOf(r.tokenEndpointAuthMethod, r.registrationMetadata),
       };
     });
   }

@@ -6,6 +6,10 @@
 //                         way; a confidential client without its secret is invalid_client. What a
 //                         public client may do is limited elsewhere: PKCE at the authorization
 //                         endpoint, never client_credentials (grants/client-credentials.ts).
+//   private_key_jwt     — client_assertion_type + client_assertion (RFC 7523 §2.2), for cimd clients
+//                         whose document publishes their keys (assertions/assertion-verifier.ts).
+//                         Looked at only when the request carries client_assertion(_type), so the
+//                         secret-based hot path is unchanged.
 // A request must use exactly one method (§2.3: "MUST NOT use more than one authentication method
 // in each request"): a secret in both places is invalid_request. Every failure to authenticate
 // (unknown id, wrong secret, revoked or not yet approved client, no credentials) is the same
@@ -13,10 +17,11 @@
 import type { ClientRegistry, RegisteredClient } from "../clients";
 import type { Clock } from "../../shared/clock";
 import { CredentialCache } from "./credential-cache";
+import { CLIENT_ASSERTION_TYPE, type ClientAssertionVerifier } from "./assertions/assertion-verifier";
 import { oauthError } from "./errors";
 import { single, type RawParams } from "./params";
 
-export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"] as const;
+export const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"] as const;
 export type ClientAuthMethod = (typeof CLIENT_AUTH_METHODS)[number];
 
 export interface ClientCredentialsInput {
@@ -38,10 +43,12 @@ export class ClientAuthenticator {
   constructor(
     private readonly clients: ClientRegistry,
     private readonly clock: Clock,
+    private readonly assertions: ClientAssertionVerifier,
   ) {}
 
   async authenticate(input: ClientCredentialsInput): Promise<AuthenticatedClient> {
     if (input.malformedAuthorization) throw oauthError("invalid_client", "Authorization header is not valid Basic");
+    if (input.params.client_assertion !== undefined || input.params.client_assertion_type !== undefined) return this.withAssertion(input);
     const bodyId = single(input.params, "client_id");
     const bodySecret = single(input.params, "client_secret");
     let id: string;
@@ -67,6 +74,16 @@ export class ClientAuthenticator {
     if (!client) throw oauthError("invalid_client", "unknown client_id or wrong secret");
     if (client.status !== "approved") throw oauthError("invalid_client", `client status ${client.status}`);
     return { client, method };
+  }
+
+  /** RFC 7523 §2.2: the assertion alone authenticates; a secret besides it is a second method. */
+  private async withAssertion(input: ClientCredentialsInput): Promise<AuthenticatedClient> {
+    if (input.basic || single(input.params, "client_secret") !== undefined) throw oauthError("invalid_request", "a client assertion together with a client secret");
+    const type = single(input.params, "client_assertion_type");
+    const assertion = single(input.params, "client_assertion");
+    if (type !== CLIENT_ASSERTION_TYPE) throw oauthError("invalid_client", "unsupported or missing client_assertion_type");
+    if (assertion === undefined) throw oauthError("invalid_client", "client_assertion missing");
+    return { client: await this.assertions.verify(assertion, single(input.params, "client_id")), method: "private_key_jwt" };
   }
 
   /** A client_id alone: valid only for an approved public client (no secret registered). */

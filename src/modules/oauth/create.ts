@@ -20,9 +20,13 @@ import {
   type SubjectScopeResolver,
 } from "../tokens";
 import { ClientAuthenticator } from "./client-auth";
+import { ClientAssertionVerifier } from "./assertions/assertion-verifier";
+import { RemoteKeySets } from "./assertions/remote-key-sets";
+import { UsedClientAssertions } from "./assertions/used-client-assertions";
+import type { OutboundFetchOptions } from "../../shared/outbound/fetch-json";
 import { createGrants, type GrantHandler, type SignInGrantDeps } from "./grants";
 import { IntrospectionEndpoint } from "./introspection-endpoint";
-import { buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
+import { OAUTH_PATHS, buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
@@ -52,6 +56,8 @@ export interface OAuthDeps {
   connectionRegistry: ConnectionRegistry;
   /** Metadata of features outside the grants (registration_endpoint, CIMD support). */
   metadataContributors?: readonly MetadataContributor[];
+  /** How private_key_jwt clients' jwks_uri are fetched (the CIMD fetch's options: SSRF guard, deadline, CA). */
+  outbound: OutboundFetchOptions;
   /** Told of every token and introspection answer (the metrics); none when omitted. */
   outcomes?: OAuthOutcomes;
 }
@@ -90,7 +96,11 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
     outcomes.introspectionAnswered(active, cached),
   );
   const tokenRevocation = new TokenRevocationService(verifier, revocations);
-  const auth = new ClientAuthenticator(clientRegistry, clock);
+  const assertions = new ClientAssertionVerifier(clientRegistry, new RemoteKeySets(clock, deps.outbound), new UsedClientAssertions(db, clock), clock, [
+    deps.publicUrl,
+    deps.publicUrl.replace(/\/+$/, "") + OAUTH_PATHS.token,
+  ]);
+  const auth = new ClientAuthenticator(clientRegistry, clock, assertions);
   const { refreshTokens } = deps.signin;
   const families = new TokenFamilies(revocations, refreshTokens);
   const connections = new ConnectionGate(deps.servers, connectionRegistry);

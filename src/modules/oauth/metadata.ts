@@ -18,6 +18,7 @@
 // - No OIDC-only members (id_token_signing_alg_values_supported, subject_types_supported):
 //   no ID tokens are issued.
 import { CLIENT_AUTH_METHODS } from "./client-auth";
+import { ASSERTION_SIGNING_ALGS } from "./assertions/assertion-verifier";
 import type { GrantHandler } from "./grants/types";
 
 export interface ServerMetadata {
@@ -59,9 +60,12 @@ export function buildServerMetadata(publicUrl: string, grants: readonly GrantHan
     response_types_supported: [],
     grant_types_supported: grants.map((g) => g.grantType),
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    // RFC 8414 §2: required when private_key_jwt is listed (notes/mcp-auth.md CC3).
+    token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     // RFC 7009 §2.1: revocation authenticates clients exactly like the token endpoint.
     revocation_endpoint: base + OAUTH_PATHS.revocation,
     revocation_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
+    revocation_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     // Resource servers authenticate with Basic rs_id:introspection_secret (spec "Authentication" 4).
     introspection_endpoint: base + OAUTH_PATHS.introspection,
     introspection_endpoint_auth_methods_supported: ["client_secret_basic"],

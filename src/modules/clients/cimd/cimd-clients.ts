@@ -8,12 +8,15 @@
 // staged until an administrator approves it"): the first document's redirect_uris are the
 // approved set; a later document listing a different set stages it in stagedRedirectUris and the
 // approved set stays in force until PUT .../clients/:client_id/approve-redirects (ClientService).
+// A private_key_jwt document's jwks / jwks_uri are kept in registrationMetadata; the client
+// registry reads them from there for the token endpoint (RegisteredClient.assertionKeys).
 // A failure (unreachable, non-200, too large, invalid) refuses the authorization and is never
 // remembered: the next request fetches again (D6).
 import type { Db } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
 import { DbNull } from "@prisma/client/runtime/client";
+import type { Prisma } from "../../../generated/sqlite/client";
 import { isUniqueViolation } from "../../../storage";
 import { TOKEN_LIFETIME } from "../schemas";
 import { cimdUrl } from "./client-id";
@@ -75,7 +78,8 @@ export class CimdClients {
   private async save(clientId: string, m: CimdMetadata): Promise<CimdOutcome> {
     const { redirect_uris, grant_types, token_endpoint_auth_method, client_name, ...rest } = m;
     const now = this.clock.now();
-    const registrationMetadata = { ...rest, client_name };
+    // jwks is JSON read from the document (document.ts checked its shape).
+    const registrationMetadata = { ...rest, client_name } as Prisma.InputJsonObject;
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         return await this.db.$transaction(async (tx): Promise<CimdOutcome> => {
@@ -111,13 +115,17 @@ export class CimdClients {
           // A new set waits for approval; a document back at the approved set drops a staged change.
           const nextStaged = sameSet(redirect_uris, approved) ? null : redirect_uris;
           const stagedChanged = nextStaged === null ? staged !== null : staged === null || !sameSet(nextStaged, staged);
+          // The document is the client's own statement of how it authenticates (none or
+          // private_key_jwt with its keys, document.ts): a change takes effect with the document.
           const otherChanged =
+            row.tokenEndpointAuthMethod !== token_endpoint_auth_method ||
             row.clientName !== client_name || !sameSet(row.grantTypes as string[], grant_types) || JSON.stringify(row.registrationMetadata) !== JSON.stringify(registrationMetadata);
           if (!stagedChanged && !otherChanged) return { ok: true }; // nothing to write: caches stay warm
           await tx.client.update({
             where: { id: row.id },
             data: {
               clientName: client_name,
+              tokenEndpointAuthMethod: token_endpoint_auth_method,
               grantTypes: grant_types,
               registrationMetadata,
               stagedRedirectUris: nextStaged === null ? DbNull : nextStaged,
