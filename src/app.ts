@@ -115,7 +115,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const changes = changesOf(deps.db);
   changes.configureStaleness(deps.config.cacheStaleMs);
   const caches = new CacheFactory(changes, deps.config.cacheMaxEntries);
-  const metrics = new Metrics({ caches: caches.built, bus: changes });
+  const metricsExposed = deps.config.metricsToken !== undefined && deps.config.metricsToken !== "";
+  const metrics = new Metrics({ caches: caches.built, bus: changes }, metricsExposed);
   const onBackgroundError = (e: unknown) => deps.logger.warn({ err: e }, "could not answer from the database; failing closed");
   const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, changes, onBackgroundError);
   await keys.init();
@@ -180,7 +181,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       // draft-ietf-oauth-client-id-metadata-document §5: https client_ids are fetched as metadata documents.
       () => ({ client_id_metadata_document_supported: true }),
     ],
-    outcomes: metrics,
+    // Counted only when /metrics exists (TOOLGATE_METRICS_TOKEN): no work per request otherwise.
+    outcomes: metricsExposed ? metrics : undefined,
   });
   const registration = new RegistrationService(deps.db, secretPepper, clock, ids, deps.config.publicUrl.replace(/\/+$/, "") + REGISTRATION_PATH);
   // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
