@@ -34,7 +34,7 @@ import { lifecycleRouter } from "./rest/lifecycle";
 import { toolsScopesRouter } from "./rest/tools-scopes";
 import { driftRouter } from "./rest/drift";
 import { runtimeRouter } from "./rest/runtime";
-import { oauthRouter } from "./rest/oauth";
+import { mountOAuth } from "./rest/oauth";
 import { discoveryRouter } from "./rest/discovery";
 import { clientsRouter } from "./rest/clients";
 import { benchBaselineRouter } from "./rest/bench-baseline";
@@ -235,8 +235,9 @@ export function createHttpApp(services: Services): Express {
   app.use(requestLog(logger));
   // The OAuth endpoints first: they are the hottest paths (token, introspection), and every layer
   // above a route is a path match on each of its requests (docs/decisions/0021-oauth-hot-path-http.md).
-  // They parse their own forms and answer every error in the OAuth shape.
-  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
+  // They parse their own forms and answer every error in the OAuth shape (their error handler is
+  // mounted right after them: nothing above it but the request log and metrics raises errors).
+  mountOAuth(app, { token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger);
   app.use(metricsRouter(services.metrics, services.config.metricsToken));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.
