@@ -34,7 +34,7 @@ import { lifecycleRouter } from "./rest/lifecycle";
 import { toolsScopesRouter } from "./rest/tools-scopes";
 import { driftRouter } from "./rest/drift";
 import { runtimeRouter } from "./rest/runtime";
-import { oauthRouter } from "./rest/oauth";
+import { mountOAuth } from "./rest/oauth";
 import { discoveryRouter } from "./rest/discovery";
 import { clientsRouter } from "./rest/clients";
 import { benchBaselineRouter } from "./rest/bench-baseline";
@@ -116,7 +116,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const changes = changesOf(deps.db);
   changes.configureStaleness(deps.config.cacheStaleMs);
   const caches = new CacheFactory(changes, deps.config.cacheMaxEntries);
-  const metrics = new Metrics({ caches: caches.built, bus: changes });
+  const metricsExposed = deps.config.metricsToken !== undefined && deps.config.metricsToken !== "";
+  const metrics = new Metrics({ caches: caches.built, bus: changes }, metricsExposed);
   const onBackgroundError = (e: unknown) => deps.logger.warn({ err: e }, "could not answer from the database; failing closed");
   const keys = new KeyStore(deps.db, deriveKey(deps.masterKey, "signing-keys"), clock, changes, onBackgroundError);
   await keys.init();
@@ -184,7 +185,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       // draft-ietf-oauth-client-id-metadata-document §5: https client_ids are fetched as metadata documents.
       () => ({ client_id_metadata_document_supported: true }),
     ],
-    outcomes: metrics,
+    // Counted only when /metrics exists (TOOLGATE_METRICS_TOKEN): no work per request otherwise.
+    outcomes: metricsExposed ? metrics : undefined,
   });
   const registration = new RegistrationService(deps.db, secretPepper, clock, ids, deps.config.publicUrl.replace(/\/+$/, "") + REGISTRATION_PATH);
   // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
@@ -237,8 +239,9 @@ export function createHttpApp(services: Services): Express {
   app.use(requestLog(logger));
   // The OAuth endpoints first: they are the hottest paths (token, introspection), and every layer
   // above a route is a path match on each of its requests (docs/decisions/0021-oauth-hot-path-http.md).
-  // They parse their own forms and answer every error in the OAuth shape.
-  app.use(oauthRouter({ token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger));
+  // They parse their own forms and answer every error in the OAuth shape (their error handler is
+  // mounted right after them: nothing above it but the request log and metrics raises errors).
+  mountOAuth(app, { token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger);
   app.use(metricsRouter(services.metrics, services.config.metricsToken));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.

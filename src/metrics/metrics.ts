@@ -80,9 +80,14 @@ export class Metrics implements OAuthOutcomes {
   /** [active][cached] children, bound once: the introspection hot path only increments. */
   private readonly introspectionChildren: { inc(): void }[][];
 
-  constructor(sources: MetricsSources) {
+  /**
+   * `exposed`: whether anything will ever read these figures (TOOLGATE_METRICS_TOKEN is set). When
+   * not, the process metrics (a garbage-collection observer, an event-loop monitor) are not started
+   * and app.ts leaves the OAuth outcome counters unwired: unscraped metrics cost nothing per request.
+   */
+  constructor(sources: MetricsSources, exposed = true) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry, prefix: "toolgate_" });
+    if (exposed) collectDefaultMetrics({ register: this.registry, prefix: "toolgate_" });
     this.httpDuration = new Histogram({
       name: "toolgate_http_request_duration_seconds",
       help: "HTTP requests by method, route (the Express route pattern) and status; _count is the number of requests",

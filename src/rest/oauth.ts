@@ -1,9 +1,9 @@
 // OAuth endpoints (RFC 6749 token, RFC 7662 introspection, RFC 7009 revocation): thin adapters.
 // Each parses the form (zod: a flat record of strings; repeated names become arrays and are
 // judged by the module), reads the Authorization header, calls one module method and answers.
-// The router parses its own form bodies and installs its own error handler (rest/oauth-errors.ts),
+// The routes parse their own form bodies and have their own error handler (rest/oauth-errors.ts),
 // so every failure on these paths, body-parser ones included, answers in the OAuth shape.
-import { Router, type Request, type RequestHandler } from "express";
+import { Router, type IRouter, type Request, type RequestHandler } from "express";
 import { z } from "zod";
 import { OAuthError, oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
 import { basicCredentialsOf } from "./basic-auth";
@@ -55,25 +55,41 @@ function assertNotOtherBodyType(req: Request): void {
   if (req.body === undefined && hasBody(req)) throw new OAuthError("invalid_request", wrongBodyType(req, FORM_TYPE), 415);
 }
 
-export function oauthRouter(endpoints: OAuthEndpoints, logger: Logger): Router {
-  const r = Router();
-  r.use(["/oauth/token", "/oauth/introspect", "/oauth/revoke"], formInput);
-  r.post("/oauth/token", async (req, res) => {
-    assertNotOtherBodyType(req);
-    sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
-  });
-  r.post("/oauth/introspect", (req, res) => {
+const OAUTH_FORM_PATHS = ["/oauth/token", "/oauth/introspect", "/oauth/revoke"];
+
+/**
+ * Mounts the OAuth endpoints on `app` itself, not in a router of their own: a mounted router is
+ * one more dispatch (its own handle(), layer walk and URL parse) on every token and introspection
+ * request (docs/benchmarks.md "Round 2"). Mount them first: their error handler, mounted right
+ * after them, sees only the errors of the layers above it, i.e. of these routes.
+ */
+export function mountOAuth(app: IRouter, endpoints: OAuthEndpoints, logger: Logger): void {
+  // The form runs inside each POST route, not in a layer above them: a `use` layer on a path
+  // rewrites req.url around its handler (a second URL parse per request) and is one more path
+  // match. Most frequent path first: routes are matched in order.
+  app.post("/oauth/introspect", formInput, (req, res) => {
     assertNotOtherBodyType(req);
     const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: formParams.bind(undefined, req) });
     // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
     if (result instanceof Promise) return result.then((r) => sendJson(res, r));
     sendJson(res, result);
   });
-  r.post("/oauth/revoke", async (req, res) => {
+  app.post("/oauth/token", formInput, async (req, res) => {
+    assertNotOtherBodyType(req);
+    sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
+  });
+  app.post("/oauth/revoke", formInput, async (req, res) => {
     assertNotOtherBodyType(req);
     await endpoints.revocation.revoke(clientCredentials(req));
     sendEmpty(res);
   });
-  r.use(oauthErrorHandler(logger));
-  return r;
+  app.use(oauthErrorHandler(logger));
+  // Other methods on these paths, in a router of their own as before: the same form and hygiene
+  // checks, then Express's own answer (OPTIONS: 200 with Allow: POST, from the POST routes it
+  // lists; anything else falls through to the 404). No POST gets here: the routes above answer.
+  const other = Router();
+  other.use(OAUTH_FORM_PATHS, formInput);
+  other.post(OAUTH_FORM_PATHS, (_req, _res, next) => next());
+  other.use(oauthErrorHandler(logger));
+  app.use(other);
 }

@@ -58,7 +58,19 @@ export function parseScope(scope: string | undefined): string[] {
  * hold, in the token's order, as an RFC 6749 scope string.
  */
 export function effectiveScope(tokenScope: string | undefined, allowed: ReadonlySet<string>): string {
-  return parseScope(tokenScope)
-    .filter((s) => allowed.has(s))
-    .join(" ");
+  if (!tokenScope) return "";
+  // parseScope(tokenScope).filter(allowed.has).join(" "), written as one loop: it runs on every
+  // introspection (docs/benchmarks.md "Round 2"). A token's scopes are few; past a handful the
+  // duplicate check uses a set so a long scope string stays linear.
+  const words = tokenScope.split(" ");
+  const seen = words.length > 16 ? new Set<string>() : undefined;
+  const kept: string[] = [];
+  for (const w of words) {
+    if (w.length === 0 || !allowed.has(w)) continue;
+    if (seen ? seen.has(w) : kept.includes(w)) continue;
+    seen?.add(w);
+    kept.push(w);
+  }
+  // Every word kept, none empty or repeated: the join would rebuild the token's own string.
+  return kept.length === words.length ? tokenScope : kept.join(" ");
 }
