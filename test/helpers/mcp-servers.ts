@@ -12,6 +12,17 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
+/** Stateless Streamable HTTP: one server and transport per request (the SDK's documented pattern). */
+export async function serveStateless(server: McpServer | Server, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  res.on("close", () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res);
+}
+
 export interface ToolSpec {
   name: string;
   title?: string;
@@ -113,15 +124,7 @@ export async function startMcpServer(opts: McpServerOptions): Promise<McpTestSer
       res.writeHead(405, { Allow: "POST" }).end(); // stateless: no standalone SSE stream
       return;
     }
-    // Stateless Streamable HTTP: one server and transport per request (the SDK's documented pattern).
-    const server = opts.pageSize ? paginated(tools, opts.pageSize) : highLevel(tools);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await serveStateless(opts.pageSize ? paginated(tools, opts.pageSize) : highLevel(tools), req, res);
   });
   return {
     url,

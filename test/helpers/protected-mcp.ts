@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { serveStateless } from "./mcp-servers";
 
 export interface ProtectedMcpServer {
   /** The origin (public_base_url in Toolgate). */
@@ -49,18 +49,11 @@ export async function startProtectedMcpServer(opts: { toolgate: string; issuer: 
     introspections.push(answer);
     if (answer.active !== true) return void res.writeHead(401, { "WWW-Authenticate": `Bearer error="invalid_token", resource_metadata="${origin}${PRM_PATH}/mcp"` }).end();
     if (req.method !== "POST") return void res.writeHead(405, { Allow: "POST" }).end();
-    // Stateless Streamable HTTP: one server and transport per request (the SDK's documented pattern).
     const server = new McpServer({ name: opts.name, version: "1.0.0" });
     server.registerTool("whoami", { description: "Who the token belongs to", inputSchema: { note: z.string().optional() } }, async ({ note }) => ({
       content: [{ type: "text" as const, text: `${String(answer.sub)} via ${String(answer.client_id)} with ${String(answer.scope)}${note ? ` (${note})` : ""}` }],
     }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await serveStateless(server, req, res);
   };
   const http = createServer((req, res) => {
     handle(req, res).catch(() => {
