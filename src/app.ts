@@ -141,7 +141,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     timeoutMs: deps.config.cimd.timeoutMs,
     ca: deps.config.cimd.caFile === undefined ? undefined : readFileSync(deps.config.cimd.caFile, "utf8"),
   };
-  const cimd = new CimdClients(deps.db, clock, ids, outbound);
+  const cimd = new CimdClients(deps.db, clock, ids, outbound, (clientId, reason) => deps.logger.warn({ client_id: clientId, reason }, "client metadata document refused"));
   const signInClients = new SignInClientLookup(deps.db, cimd);
   const signin = createSignIn({
     db: deps.db,

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { CIMD_UNREACHABLE } from "../src/modules/clients/cimd/cimd-clients";
 import { browser, exchangeCode, setUpSignIn, type CodeFlow } from "./helpers/signin-flow";
 import { loopbackCertificate, type TestCertificate } from "./helpers/tls";
 import { CimdHost } from "./helpers/cimd-host";
@@ -17,6 +18,7 @@ const USER = { email: "cid@example.test", password: "cid-password-123" };
 let cert: TestCertificate;
 let host: CimdHost;
 let h: Harness;
+const logs: Record<string, unknown>[] = [];
 let a: Awaited<ReturnType<typeof setUpSignIn>>;
 
 const doc = (clientId: string, over: Record<string, unknown> = {}) => ({
@@ -40,7 +42,7 @@ function hosted(over: Record<string, unknown> = {}, answer: { status?: number; h
 beforeAll(async () => {
   cert = loopbackCertificate();
   host = await CimdHost.start(cert);
-  h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1", TOOLGATE_OUTBOUND_CA_FILE: cert.certFile } });
+  h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1", TOOLGATE_OUTBOUND_CA_FILE: cert.certFile }, logs });
   a = await setUpSignIn(h.url, h.adminToken, { name: "Docs", scopes: ["docs:read"], users: [USER], redirectUri: REDIRECT });
 });
 afterAll(async () => {
@@ -104,11 +106,21 @@ describe("documents that are refused (error page, never a redirect)", () => {
     ["no client_name", () => { const u = host.origin + "/bad/nameless.json"; host.serve("/bad/nameless.json", { body: doc(u, { client_name: undefined }) }); return u; }, "the metadata document has no client_name"],
     ["a bad redirect URI", () => { const u = host.origin + "/bad/redirect-uri.json"; host.serve("/bad/redirect-uri.json", { body: doc(u, { redirect_uris: ["http://evil.example/cb"] }) }); return u; }, "the metadata document is invalid: redirect_uris[0]: uses http on a host other than 127.0.0.1, [::1] or localhost"],
   ];
-  it.each(refusals)("%s", async (_what, serve, reason) => {
-    const r = await open(serve());
+  // What answers at an address reached only because private networks are allowed
+  // (TOOLGATE_SCAN_ALLOW_PRIVATE=1, as here) is not shown to whoever opened the page: it goes to
+  // the log, so the authorization page cannot be used to map the network.
+  const transport = new Set(["a redirect", "a non-200 answer", "more than 5 KB", "not JSON"]);
+  it.each(refusals)("%s", async (what, serve, reason) => {
+    const id = serve();
+    const r = await open(id);
     expect(r.status).toBe(400);
     expect(r.location).toBeUndefined();
-    expect(errorPageOf(r.html)).toBe(`The client's metadata document cannot be used: ${reason}.`);
+    if (!transport.has(what)) {
+      expect(errorPageOf(r.html)).toBe(`The client's metadata document cannot be used: ${reason}.`);
+      return;
+    }
+    expect(errorPageOf(r.html)).toBe(`The client's metadata document cannot be used: ${CIMD_UNREACHABLE}.`);
+    expect(logs).toContainEqual(expect.objectContaining({ msg: "client metadata document refused", client_id: id, reason }));
   });
 
   it("a client_id URL without a path, with a query or a fragment", async () => {

@@ -22,30 +22,36 @@ export interface ReuseBounds {
   maxSeconds: number;
 }
 
-export type FetchedJson = { ok: true; json: unknown; maxAgeSeconds: number } | { ok: false; reason: string };
+/**
+ * `reached`: a connection to the (checked) address was attempted, so the reason tells something
+ * about what listens there; false when the guard refused before connecting.
+ */
+export type FetchedJson = { ok: true; json: unknown; maxAgeSeconds: number } | { ok: false; reason: string; reached: boolean };
 
 export async function fetchJsonDocument(url: URL, opts: OutboundFetchOptions, limits: { maxBytes: number; reuse: ReuseBounds; what: string }): Promise<FetchedJson> {
   const { what } = limits;
   let connection: PinnedConnection | undefined;
+  let reached = false;
   try {
     const pinned = await resolveAllowed(url, opts.allowPrivateNetworks);
+    reached = true;
     connection = new PinnedConnection(url, pinned, opts.ca === undefined ? {} : { ca: opts.ca });
     const fetcher = boundedFetch(new ByteBudget(limits.maxBytes), AbortSignal.timeout(opts.timeoutMs), connection.fetch);
     const res = await fetcher(url.href, { headers: { accept: "application/json" } });
     if (res.status !== 200) {
       await res.body?.cancel().catch(() => undefined);
-      return { ok: false, reason: `${what} answered HTTP ${res.status} (200 required)` };
+      return { ok: false, reason: `${what} answered HTTP ${res.status} (200 required)`, reached };
     }
     const text = await res.text();
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      return { ok: false, reason: `${what} is not JSON` };
+      return { ok: false, reason: `${what} is not JSON`, reached };
     }
     return { ok: true, json, maxAgeSeconds: maxAge(res.headers.get("cache-control"), limits.reuse) };
   } catch (e) {
-    return { ok: false, reason: reasonOf(e, opts.timeoutMs, limits) };
+    return { ok: false, reason: reasonOf(e, opts.timeoutMs, limits), reached };
   } finally {
     connection?.close();
   }

@@ -25,6 +25,9 @@ import { fetchCimdDocument, type CimdFetchOptions } from "./fetch-document";
 
 const MAX_TRACKED = 10_000;
 
+/** The page's reason for a fetch that reached an address allowed only by TOOLGATE_SCAN_ALLOW_PRIVATE. */
+export const CIMD_UNREACHABLE = "the metadata document cannot be fetched from its URL (the reason is in the server log)";
+
 export type CimdOutcome = { ok: true } | { ok: false; reason: string };
 
 export interface CimdStats {
@@ -45,6 +48,8 @@ export class CimdClients {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly fetchOptions: CimdFetchOptions,
+    /** Where the full reason of a refusal goes (the log), when the page says less. */
+    private readonly onRefused: (clientId: string, reason: string) => void = () => undefined,
   ) {}
 
   /** Makes sure the client's row reflects a valid, fresh document; the refusal otherwise. */
@@ -57,7 +62,13 @@ export class CimdClients {
     const url = cimdUrl(clientId);
     if (!url.ok) return this.refuse(url.reason);
     const fetched = await fetchCimdDocument(url.url, this.fetchOptions);
-    if (!fetched.ok) return this.refuse(fetched.reason);
+    if (!fetched.ok) {
+      this.onRefused(clientId, fetched.reason);
+      // With private networks allowed (TOOLGATE_SCAN_ALLOW_PRIVATE=1), anyone who can open the
+      // authorization page could otherwise map what answers inside the network (status, size,
+      // timeouts): the page then says only that the document could not be fetched.
+      return this.refuse(fetched.reached && this.fetchOptions.allowPrivateNetworks ? CIMD_UNREACHABLE : fetched.reason);
+    }
     const doc = readCimdDocument(clientId, fetched.json);
     if (!doc.ok) return this.refuse(doc.reason);
     this.stats.fetched++;
