@@ -2,7 +2,7 @@
 // paths never read the database for keys), reloaded when a write to the key table is announced on
 // the change bus (another instance, or the CLI's `keys rotate`). The table is small by construction:
 // it is the one thing loaded whole (docs/decisions/0001-per-entry-caches.md).
-import { KeyObject } from "node:crypto";
+import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, calculateJwkThumbprint, type JWK, type CryptoKey } from "jose";
 import type { ChangeBus, Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
@@ -72,7 +72,8 @@ export class KeyStore {
         activatedAt: row.activatedAt,
         publicJwk,
         privateKey,
-        privateKeyObject: KeyObject.from(privateKey),
+        // From the JWK itself: KeyObject.from() of a non-extractable CryptoKey is deprecated (DEP0204, Node 24).
+        privateKeyObject: createPrivateKey({ key: privateJwk as JsonWebKey, format: "jwk" }),
         publicKey: (await importJWK(publicJwk, row.alg)) as CryptoKey,
       });
     }
