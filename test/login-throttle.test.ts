@@ -11,7 +11,7 @@ import { boot } from "../src/boot";
 import { createApp, type App } from "../src/app";
 import { createLogger } from "../src/shared/logger";
 import { runCli } from "../src/cli/run";
-import { normaliseAddress } from "../src/modules/tenancy/login-throttle";
+import { normaliseAddress } from "../src/shared/client-address";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startToolgate, type Harness } from "./helpers/harness";
 import { startSecondInstance, type RunningServer } from "./helpers/process";
 

@@ -53,3 +53,30 @@ describe("pruning idle registrations", () => {
     expect(await h.services.registration.pruneIdle(0)).toBe(0);
   });
 });
+
+describe("the registration rate limit behind a trusted proxy", () => {
+  let proxied: Harness;
+  beforeAll(async () => {
+    proxied = await startToolgate({ env: { TOOLGATE_TRUST_PROXY: "loopback", TOOLGATE_REGISTRATION_RATE_LIMIT: "2" } });
+  });
+  afterAll(async () => proxied?.close());
+
+  const registerFrom = (address: string) =>
+    proxied.request("POST", "/oauth/register", {
+      json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "via proxy" },
+      headers: { "x-forwarded-for": address },
+    });
+
+  it("counts the client the proxy names, not the proxy: one client's limit is not everyone's", async () => {
+    expect((await registerFrom("203.0.113.7")).status).toBe(201);
+    expect((await registerFrom("203.0.113.7")).status).toBe(201);
+    const limited = await registerFrom("203.0.113.7");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toMatch(/^\d+$/);
+    expect((await registerFrom("198.51.100.4")).status).toBe(201);
+    // An IPv6 client is counted by its /64: other addresses of the same /64 share its budget.
+    expect((await registerFrom("2001:db8:0:1::1")).status).toBe(201);
+    expect((await registerFrom("2001:db8:0:1::2")).status).toBe(201);
+    expect((await registerFrom("2001:db8:0:1::3")).status).toBe(429);
+  });
+});

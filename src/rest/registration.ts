@@ -15,6 +15,7 @@ import { describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/inpu
 import type { Logger } from "../shared/logger";
 import { NO_STORE, sendJson } from "./oauth-response";
 import { publicCors } from "./public-cors";
+import { normaliseAddress } from "../shared/client-address";
 
 export const REGISTRATION_PATH = "/oauth/register";
 /** Client metadata is small (20 redirect URIs of 2 KB at most, a few short strings). */
@@ -72,7 +73,7 @@ export function registrationRouter(service: RegistrationService, limits: Registr
   r.use(paths, cors);
   // Before the body is read: a flood costs no parsing.
   r.post(REGISTRATION_PATH, (req, res, next) => {
-    const wait = limiter.take(req.socket.remoteAddress ?? "unknown");
+    const wait = limiter.take(normaliseAddress(req.ip));
     if (wait === 0) return next();
     stats.rateLimited++;
     error(res, 429, "too_many_requests", "too many registrations from this address; try again later", { "Retry-After": String(wait) });

@@ -16,9 +16,9 @@
 // three single-row writes; on success one delete. A row is dead WINDOW_MS after its last failure
 // (the count restarts) and prune() deletes dead rows by index, never loading the table.
 import { createHmac } from "node:crypto";
-import { isIP } from "node:net";
 import type { Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
+import { normaliseAddress } from "../../shared/client-address";
 
 export const PAIR_FREE = 5;
 export const ADDRESS_FREE = 30;
@@ -50,22 +50,6 @@ type Scope = "pair" | "address" | "account";
 export function backoffSeconds(failures: number, free: number): number {
   if (failures < free) return 0;
   return Math.min(MAX_DELAY_S, BASE_DELAY_S * 2 ** Math.min(failures - free, 16));
-}
-
-/**
- * The address a count is kept for: IPv4 as is (IPv4-mapped IPv6 unwrapped), IPv6 by its /64
- * (one host usually holds a whole /64, so counting single IPv6 addresses would be no limit at all).
- */
-export function normaliseAddress(raw: string | undefined): string {
-  if (!raw) return "unknown";
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(raw);
-  if (mapped) return mapped[1]!;
-  if (isIP(raw) !== 6) return raw;
-  const [head = "", tail = ""] = raw.toLowerCase().split("%")[0]!.split("::");
-  const left = head ? head.split(":") : [];
-  const right = raw.includes("::") ? (tail ? tail.split(":") : []) : [];
-  const groups = raw.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
 export class LoginThrottle implements LoginGuard {
