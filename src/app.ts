@@ -17,7 +17,7 @@ import { ResourceServerRegistry, ResourceServerService, createLifecycle, describ
 import { readFileSync } from "node:fs";
 import { CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
-import { OAUTH_PATHS, createOAuth, type OAuthServices } from "./modules/oauth";
+import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { Metrics } from "./metrics/metrics";
 import { httpMetrics } from "./rest/http-metrics";

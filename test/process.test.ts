@@ -11,6 +11,7 @@ import { freshEnv as createEnv, type TestDatabase } from "./helpers/database";
 import { spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { ROOT, runCli, startServerProcess, type RunningServer } from "./helpers/process";
+import { eventually } from "./helpers/eventually";
 import { runCli as runCommand } from "../src/cli/run";
 
 const dbs: TestDatabase[] = [];
@@ -201,9 +202,9 @@ describe("production start (npm run build, node dist/main.js)", () => {
       continued = true;
     });
     inFlight.flushHeaders();
-    await until(() => continued);
+    await eventually(async () => continued, "the held request finished", 30_000);
     s.child.kill("SIGTERM");
-    await until(() => s.output().includes("shutting down: draining in-flight requests"));
+    await eventually(async () => s.output().includes("shutting down: draining in-flight requests"), "the drain announced", 30_000);
     // No new connections while draining.
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
     inFlight.end(body.slice(10));
@@ -214,12 +215,3 @@ describe("production start (npm run build, node dist/main.js)", () => {
     expect(s.output()).toContain('"msg":"shut down"');
   });
 });
-
-/** Polls `check` every 20 ms for up to 30 s. */
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { startToolgate, type Harness } from "./helpers/harness";
-import { readySample, within } from "./helpers/sdk-flow";
+import { readySample } from "./helpers/sdk-flow";
+import { eventually } from "./helpers/eventually";
 import { startSampleServer, type SampleServer } from "../examples/sample-mcp-server/server";
 
 let h: Harness;
@@ -63,7 +64,7 @@ describe("toolgate/sdk and a Toolgate outage at start", () => {
           headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${tok.body.access_token}` },
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_notes", arguments: {} } }),
         });
-      await within(5_000, async () => (await call()).status === 200);
+      await eventually(async () => (await call()).status === 200, "the tool allowed once Toolgate is back");
       const status = (await h.admin("GET", `/svc/resource-servers/${rs.id}/sdk-manifest-status`)).body;
       expect(status).toMatchObject({ pushed: true, valid: true, tool_count: 5 });
       expect(status.pushed_at).not.toBe(manifestBefore);

@@ -7,7 +7,7 @@
 //   413 body too large, 429 too many registrations from this address (Retry-After).
 // Unauthenticated and open to browsers (CORS without credentials): MCP clients register with no
 // initial access token (notes/mcp-auth.md G6); the per-address limit replaces authentication.
-import express, { Router, type ErrorRequestHandler, type Request, type RequestHandler, type Response } from "express";
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
 import { RegistrationAccessDenied, RegistrationError, type RegistrationService } from "../modules/clients";
 import type { Clock } from "../shared/clock";
 import { FixedWindowLimiter } from "../shared/rate-limit";

@@ -96,13 +96,3 @@ export async function signInInBrowser(h: Harness, authorizationUrl: URL, email: 
   if (done.status !== 302 || !code) throw new Error(`no code: ${done.status} ${done.location ?? done.html}`);
   return done.location!;
 }
-
-/** Polls `probe` until it returns true or `boundMs` passes; resolves to the elapsed time (ms). */
-export async function within(boundMs: number, probe: () => Promise<boolean>): Promise<number> {
-  const start = Date.now();
-  for (;;) {
-    if (await probe()) return Date.now() - start;
-    if (Date.now() - start > boundMs) throw new Error(`not within ${boundMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
