@@ -46,23 +46,38 @@ export async function readyServer(h: Harness, opts: { token?: string; tools?: To
   const token = opts.token ?? h.adminToken;
   const mcp = await startMcpServer({ tools: opts.tools ?? SAMPLE_TOOLS });
   const rs = await register(h, mcp.url, { token });
-  const call = (m: string, p: string, json?: unknown) => h.request(m, `/svc/resource-servers/${rs.id}${p}`, { token, json });
   expect((await rescan(h, rs.id, token)).status).toBe(200);
-  expect((await call("POST", "/scopes", { id: "files:read", name: "Read files" })).status).toBe(201);
-  expect((await call("POST", "/scopes", { id: "files:write", name: "Write files" })).status).toBe(201);
-  const map = await call("PUT", "/tool-scope-map", {
-    mappings: [
-      { tool_name: "read_file", scope_ids: ["files:read"] },
-      { tool_name: "list_dir", scope_ids: ["files:read"] },
-      { tool_name: "write_file", scope_ids: ["files:write"] },
-      { tool_name: "delete_file", scope_ids: ["files:write"] },
-    ],
+  await mapAndActivate(h, rs.id, {
+    scopes: { "files:read": "Read files", "files:write": "Write files" },
+    mappings: { read_file: ["files:read"], list_dir: ["files:read"], write_file: ["files:write"], delete_file: ["files:write"] },
+    token,
   });
+  return { ...rs, mcp };
+}
+
+/**
+ * Takes a scanned server to `ready`: creates `scopes`, maps tools to them, marks `publicTools`
+ * public (typed confirmation), disables the access policy explicitly and activates.
+ */
+export async function mapAndActivate(
+  h: Harness,
+  rsId: string,
+  spec: { scopes: Record<string, string>; mappings: Record<string, string[]>; publicTools?: string[]; token?: string },
+): Promise<void> {
+  const call = (m: string, p: string, json?: unknown) => h.request(m, `/svc/resource-servers/${rsId}${p}`, { token: spec.token ?? h.adminToken, json });
+  for (const [id, name] of Object.entries(spec.scopes)) expect((await call("POST", "/scopes", { id, name })).status).toBe(201);
+  const map = await call("PUT", "/tool-scope-map", { mappings: Object.entries(spec.mappings).map(([tool_name, scope_ids]) => ({ tool_name, scope_ids })) });
   expect(map.status, map.text).toBe(200);
+  if (spec.publicTools?.length) {
+    const tools = (await call("GET", "/tools")).body.items as { tool_id: string; tool_name: string }[];
+    for (const name of spec.publicTools) {
+      const marked = await call("POST", `/tools/${tools.find((t) => t.tool_name === name)!.tool_id}/public`, { confirm: name });
+      expect(marked.status, marked.text).toBe(200);
+    }
+  }
   expect((await call("PUT", "/access-policy", { enabled: false })).status).toBe(200);
   const act = await call("POST", "/activate");
   expect(act.status, act.text).toBe(200);
-  return { ...rs, mcp };
 }
 
 /** Creates a role of the workspace directly (the roles REST API belongs to the RBAC module). */

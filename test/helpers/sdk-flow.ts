@@ -6,7 +6,7 @@ import { expect } from "vitest";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Harness } from "./harness";
-import { register, rescan } from "./lifecycle-flow";
+import { mapAndActivate, register, rescan } from "./lifecycle-flow";
 import { browser } from "./signin-flow";
 import { startSampleServer } from "../../examples/sample-mcp-server/server";
 
@@ -15,24 +15,12 @@ export async function readySample(h: Harness): Promise<{ id: string; secret: str
   const open = await startSampleServer();
   try {
     const rs = await register(h, open.url, { path: "/mcp" });
-    const admin = (m: string, p: string, json?: unknown) => h.admin(m, `/svc/resource-servers/${rs.id}${p}`, json);
     expect((await rescan(h, rs.id)).status).toBe(200);
-    await admin("POST", "/scopes", { id: "notes:read", name: "Read notes" });
-    await admin("POST", "/scopes", { id: "notes:write", name: "Write notes" });
-    const map = await admin("PUT", "/tool-scope-map", {
-      mappings: [
-        { tool_name: "list_notes", scope_ids: ["notes:read"] },
-        { tool_name: "read_note", scope_ids: ["notes:read"] },
-        { tool_name: "create_note", scope_ids: ["notes:write"] },
-        { tool_name: "delete_note", scope_ids: ["notes:write"] },
-      ],
+    await mapAndActivate(h, rs.id, {
+      scopes: { "notes:read": "Read notes", "notes:write": "Write notes" },
+      mappings: { list_notes: ["notes:read"], read_note: ["notes:read"], create_note: ["notes:write"], delete_note: ["notes:write"] },
+      publicTools: ["server_time"],
     });
-    expect(map.status, map.text).toBe(200);
-    const tools = (await admin("GET", "/tools")).body.items as { tool_id: string; tool_name: string }[];
-    await admin("POST", `/tools/${tools.find((t) => t.tool_name === "server_time")!.tool_id}/public`, { confirm: "server_time" });
-    await admin("PUT", "/access-policy", { enabled: false });
-    const act = await admin("POST", "/activate");
-    expect(act.status, act.text).toBe(200);
     return { id: rs.id, secret: rs.secret, port: Number(new URL(open.url).port), resource: rs.body.resource_url };
   } finally {
     await open.close();
