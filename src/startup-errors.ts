@@ -3,6 +3,7 @@
 // and the fix, instead of a Prisma stack trace. Shared by the server (src/main.ts) and the CLI.
 // Anything not recognised here is a bug and keeps its stack trace.
 import { ConfigError } from "./config";
+import { SqliteDriverError } from "./storage/sqlite-driver-check";
 
 export interface Explained {
   message: string;
@@ -37,6 +38,7 @@ function describeUrl(url: string | undefined): { host: string; port: string; use
 
 export function explainStartupError(e: unknown, env: Record<string, string | undefined>): Explained | undefined {
   if (e instanceof ConfigError) return { message: e.message, status: 2 };
+  if (e instanceof SqliteDriverError) return { message: e.message, status: 1 };
   const cause = adapterCause(e);
   if (cause) {
     const url = describeUrl(env.DATABASE_URL);

@@ -9,6 +9,7 @@ import { ChangeBus } from "./change-bus";
 import { withUnitOfWork } from "./unit-of-work";
 import { pgTransport } from "./pg-notifications";
 import { SQLITE_WATCH_QUERY } from "./sqlite-watch";
+import { assertSqliteDriverSafe } from "./sqlite-driver-check";
 
 export type Db = PrismaClient;
 /** A transaction client: what `db.$transaction(async (tx) => ...)` hands to its callback. */
@@ -83,6 +84,7 @@ export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
 
 async function createRawClient(target: DatabaseTarget): Promise<Db> {
   if (target.kind === "sqlite") {
+    assertSqliteDriverSafe();
     const [{ PrismaClient: SqliteClient }, { PrismaBetterSqlite3 }] = await Promise.all([
       import("../generated/sqlite/client"),
       import("@prisma/adapter-better-sqlite3"),
