@@ -168,7 +168,7 @@ describe("login throttle (one instance, exact clock)", () => {
     expect((await login("127.0.0.10", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
   });
 
-  it("toolgate users reset-password takes the password from stdin or the environment, never argv, and unlocks", async () => {
+  it("toolgate users reset-password takes the password from stdin or the environment, never argv, unlocks, and ends the sessions issued before", async () => {
     const env = cliEnv(h);
     const argv = await cli(["users", "reset-password", "--email", ADMIN_EMAIL, "--password", "new-password-1"], env);
     expect([argv.status, argv.stderr]).toEqual([
@@ -181,10 +181,20 @@ describe("login throttle (one instance, exact clock)", () => {
     expect([unknown.status, unknown.stderr]).toEqual([1, "user not found\n"]);
 
     for (let i = 0; i < 5; i++) await login("127.0.0.11", ADMIN_EMAIL, "wrong");
+    const beforeReset = await h.login(ADMIN_EMAIL, ADMIN_PASSWORD); // an intruder's session, say
+    expect((await h.request("GET", "/svc/resource-servers", { token: beforeReset })).status).toBe(200);
     const viaStdin = await cli(["users", "reset-password", "--email", ADMIN_EMAIL, "--password-stdin"], env, "stdin-password-1\n");
     expect([viaStdin.status, viaStdin.stdout]).toEqual([0, `${JSON.stringify({ user_id: h.ownerId, workspace_id: h.workspaceId })}\n`]);
     expect((await login("127.0.0.11", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(WRONG); // unlocked; the old password is gone
     expect((await login("127.0.0.11", ADMIN_EMAIL, "stdin-password-1")).status).toBe(200);
+    // Admin tokens issued before the reset are refused from the next request on, REST and GraphQL
+    // alike, exactly like an expired token; one issued after it works.
+    const dead = await h.request("GET", "/svc/resource-servers", { token: beforeReset });
+    expect([dead.status, dead.body, dead.headers.get("www-authenticate")]).toEqual([401, { error: "invalid or expired token" }, 'Bearer realm="toolgate-admin", error="invalid_token"']);
+    const deadGraph = await h.request("POST", "/graphql", { token: beforeReset, json: { query: "{ workspace { id } }" } });
+    expect([deadGraph.status, deadGraph.body.errors?.[0]?.message]).toEqual([401, "invalid or expired token"]);
+    const afterReset = await h.login(ADMIN_EMAIL, "stdin-password-1");
+    expect((await h.request("GET", "/svc/resource-servers", { token: afterReset })).status).toBe(200);
 
     const viaEnv = await cli(["users", "reset-password", "--email", ADMIN_EMAIL], { ...env, TOOLGATE_NEW_PASSWORD: ADMIN_PASSWORD });
     expect(viaEnv.status).toBe(0);

@@ -42,6 +42,9 @@ export class AdminAuthenticator {
     // (docs/decisions/0002-workspace-is-tenant.md).
     const tenantId = claims.workspace_id ?? claims.tenant_id;
     if (typeof tenantId !== "string" || tenantId === "") throw new AdminAuthError("tenant_id required in JWT");
-    return this.tenancy.resolveActor(claims.sub, tenantId);
+    const actor = await this.tenancy.resolveActor(claims.sub, tenantId, typeof claims.cv === "number" ? claims.cv : 0);
+    // Issued before an operator reset the password: as dead as an expired token.
+    if (!actor) throw new AdminAuthError("invalid or expired token", `${REALM}, error="invalid_token"`);
+    return actor;
   }
 }

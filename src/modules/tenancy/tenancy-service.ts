@@ -83,7 +83,7 @@ export class TenancyService {
    * `source.address` is the client address: failures back off per account and address
    * (login-throttle.ts); a throttled attempt throws too_many_requests before any password check.
    */
-  async verifyCredentials(workspaceId: string, emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string } | null> {
+  async verifyCredentials(workspaceId: string, emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; credentialVersion: number } | null> {
     const email = emailInput.trim().toLowerCase();
     return this.throttled({ account: this.throttle.accountKey(email, workspaceId), address: source.address }, async () => {
       const user = await this.db.user.findUnique({ where: { tenantId_email: { tenantId: workspaceId, email } } });
@@ -96,7 +96,7 @@ export class TenancyService {
    * (a person who owns several workspaces has one account in each; usually the same password).
    * At most MAX_ACCOUNTS_PER_LOGIN accounts are tried, so a login costs a bounded number of hashes.
    */
-  private async verifyAnyAccount(emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; tenantId: string } | null> {
+  private async verifyAnyAccount(emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; tenantId: string; credentialVersion: number } | null> {
     const email = emailInput.trim().toLowerCase();
     return this.throttled({ account: this.throttle.accountKey(email), address: source.address }, async () => {
       const accounts = await this.db.user.findMany({ where: { email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_ACCOUNTS_PER_LOGIN });
@@ -135,13 +135,14 @@ export class TenancyService {
     // The same answer as a wrong password: a right password must not be confirmed to someone who
     // cannot use it (no credential oracle).
     if (!membership) throw unauthenticated("invalid email or password");
-    const { token, expiresIn } = await this.jwt.signAdminToken(user.id, membership.tenantId);
+    const { token, expiresIn } = await this.jwt.signAdminToken(user.id, membership.tenantId, user.credentialVersion);
     return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
   }
 
   /**
    * Operator action (CLI `toolgate users reset-password`): sets a new password and clears the
-   * account's failed-attempt counts. Admin JWTs already issued stay valid until they expire.
+   * account's failed-attempt counts. It raises the credential version, so admin tokens issued
+   * before the reset (an intruder's too) are refused from the next request on.
    */
   async resetPassword(emailInput: string, password: string, workspaceId?: string): Promise<{ user_id: string; workspace_id: string }> {
     const email = emailSchema.parse(emailInput);
@@ -150,7 +151,7 @@ export class TenancyService {
     if (accounts.length === 0) throw notFound("user");
     if (accounts.length > 1) throw badRequest("this email has accounts in several workspaces; name one with --workspace");
     const user = accounts[0]!;
-    await this.db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password), updatedAt: this.clock.now() } });
+    await this.db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password), credentialVersion: { increment: 1 }, updatedAt: this.clock.now() } });
     await this.clearAccountCounts(email);
     return { user_id: user.id, workspace_id: user.tenantId };
   }
@@ -169,9 +170,13 @@ export class TenancyService {
     return this.throttle.unlockAccounts([this.throttle.accountKey(email), ...accounts.map((a) => this.throttle.accountKey(email, a.tenantId))]);
   }
 
-  /** Turns verified admin-JWT claims into an Actor, checking the membership is still active now. */
-  async resolveActor(userId: string, tenantId: string): Promise<Actor> {
-    const m = await this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } } });
+  /**
+   * Turns verified admin-JWT claims into an Actor, checking the membership is still active now.
+   * Undefined when the token was issued under an older credential version (a password reset since).
+   */
+  async resolveActor(userId: string, tenantId: string, credentialVersion: number): Promise<Actor | undefined> {
+    const m = await this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, include: { user: { select: { credentialVersion: true } } } });
+    if (m && m.user.credentialVersion !== credentialVersion) return undefined;
     if (!m || m.status !== "active") throw forbidden("not an active member of this workspace");
     return { userId, tenantId, role: m.membershipType as MembershipType };
   }

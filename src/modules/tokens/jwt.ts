@@ -37,6 +37,8 @@ export interface AdminTokenClaims {
   sub: string;
   tenant_id?: string;
   workspace_id?: string;
+  /** The user's credential version when the token was issued (absent in tokens from before it existed: 0). */
+  cv?: number;
   exp: number;
 }
 
@@ -75,10 +77,10 @@ export class JwtService {
     return this.sign({ iss: this.issuer, ...claims }, ACCESS_TOKEN_TYP);
   }
 
-  async signAdminToken(userId: string, tenantId: string): Promise<{ token: string; expiresIn: number }> {
+  async signAdminToken(userId: string, tenantId: string, credentialVersion: number): Promise<{ token: string; expiresIn: number }> {
     const iat = epochSeconds(this.clock.now());
     const token = await this.sign(
-      { iss: this.issuer, aud: ADMIN_AUDIENCE, sub: userId, tenant_id: tenantId, workspace_id: tenantId, iat, exp: iat + ADMIN_TOKEN_LIFETIME_S },
+      { iss: this.issuer, aud: ADMIN_AUDIENCE, sub: userId, tenant_id: tenantId, workspace_id: tenantId, cv: credentialVersion, iat, exp: iat + ADMIN_TOKEN_LIFETIME_S },
       ADMIN_TOKEN_TYP,
     );
     return { token, expiresIn: ADMIN_TOKEN_LIFETIME_S };
