@@ -6,9 +6,11 @@
 //     npx tsx examples/sample-mcp-server/server.ts                # behind Toolgate (toolgate/sdk)
 //
 // Environment: PORT (default 3333), HOST (default 127.0.0.1), and the three TOOLGATE_* variables,
-// which switch enforcement on. Behind Toolgate the whole protection is the guard below (docs/sdk.md).
+// which switch enforcement on. GET /readyz answers 200 once it serves (503 while starting).
+// Behind Toolgate the whole protection is the guard below (docs/sdk.md).
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -33,6 +35,10 @@ export async function startSampleServer(opts: { port?: number; host?: string; to
   const host = opts.host ?? "127.0.0.1";
   const app = express();
   app.use(express.json({ limit: "1mb" }));
+  // 200 once it serves as configured (behind Toolgate: manifest pushed, policy fetched), 503 until
+  // then: what a script polls before its first call (docs/lifecycle.md), as with Toolgate's /readyz.
+  let ready = false;
+  app.get("/readyz", (_req, res) => void res.status(ready ? 200 : 503).json({ ready }));
   const http: Server = await new Promise((resolve) => {
     const s = app.listen(opts.port ?? 0, host, () => resolve(s));
   });
@@ -54,6 +60,7 @@ export async function startSampleServer(opts: { port?: number; host?: string; to
       await transport.handleRequest(req, res, req.body);
     });
   }
+  ready = true;
   return {
     url,
     guard,
@@ -67,8 +74,9 @@ export async function startSampleServer(opts: { port?: number; host?: string; to
   };
 }
 
-// Run directly: read the environment and serve until stopped.
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+// Run directly: read the environment and serve until stopped. (argv[1] may be a symlinked path;
+// import.meta.url is always the real one.)
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const env = process.env;
   const toolgate =
     env.TOOLGATE_URL && env.TOOLGATE_RS_ID && env.TOOLGATE_RS_SECRET

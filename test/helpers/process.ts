@@ -47,7 +47,11 @@ class PortTakenError extends Error {}
 /** How to run the server: through tsx (npm start) or the compiled build (node dist/main.js, after npm run build). */
 export type ServerEntry = "tsx" | "compiled";
 
-export async function startServerProcess(env: Record<string, string>, cwd = ROOT, entry: ServerEntry = "tsx"): Promise<RunningServer> {
+/**
+ * `env` may depend on the URL the child will listen on (e.g. TOOLGATE_PUBLIC_URL set to it, so the
+ * issuer is the address the caller uses).
+ */
+export async function startServerProcess(env: Record<string, string> | ((url: string) => Record<string, string>), cwd = ROOT, entry: ServerEntry = "tsx"): Promise<RunningServer> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(await freePort(), env, cwd, entry);
@@ -57,13 +61,13 @@ export async function startServerProcess(env: Record<string, string>, cwd = ROOT
   }
 }
 
-async function startOnce(port: number, env: Record<string, string>, cwd: string, entry: ServerEntry): Promise<RunningServer> {
+async function startOnce(port: number, env: Record<string, string> | ((url: string) => Record<string, string>), cwd: string, entry: ServerEntry): Promise<RunningServer> {
   const args = entry === "tsx" ? [TSX, join(ROOT, "src/main.ts")] : [join(ROOT, "dist/main.js")];
-  const child = spawn(process.execPath, args, { cwd, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...env }) });
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, args, { cwd, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...(typeof env === "function" ? env(url) : env) }) });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (child.exitCode !== null) {
