@@ -175,10 +175,13 @@ export class TenancyService {
    * Undefined when the token was issued under an older credential version (a password reset since).
    */
   async resolveActor(userId: string, tenantId: string, credentialVersion: number): Promise<Actor | undefined> {
-    const m = await this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, include: { user: { select: { credentialVersion: true } } } });
-    if (m && m.user.credentialVersion !== credentialVersion) return undefined;
-    if (!m || m.status !== "active") throw forbidden("not an active member of this workspace");
-    return { userId, tenantId, role: m.membershipType as MembershipType };
+    // One query on every admin request: the relation filter is a subquery, not a second read.
+    const m = await this.db.membership.findFirst({ where: { tenantId, userId, status: "active", user: { credentialVersion } } });
+    if (m) return { userId, tenantId, role: m.membershipType as MembershipType };
+    // The rare refusals: a token from before a password reset (401), or not an active member (403).
+    const member = await this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, include: { user: { select: { credentialVersion: true } } } });
+    if (member?.status === "active" && member.user.credentialVersion !== credentialVersion) return undefined;
+    throw forbidden("not an active member of this workspace");
   }
 
   async getWorkspace(actor: Actor): Promise<{ id: string; name: string; createdAt: Date }> {
