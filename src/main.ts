@@ -1,7 +1,6 @@
 // Process entry: loadConfig(process.env) -> boot (database, migrations, master key) -> createApp -> listen.
 // Operator mistakes (bad variables, database down or missing, port taken) end in a short message
 // naming cause and fix (src/startup-errors.ts); SIGTERM/SIGINT drain in-flight requests (./shutdown.ts).
-import { createServer } from "node:http";
 import { loadConfig } from "./config";
 import { createLogger } from "./shared/logger";
 import { boot } from "./boot";
@@ -12,6 +11,7 @@ import { ServerLockError, sqliteFilePath, takeServerLock } from "./storage";
 import { explainListenError, explainStartupError } from "./startup-errors";
 import { drainOnSignals } from "./shutdown";
 import { awaitGoAhead, isClusterPrimary, runPrimary, workerNumber } from "./cluster";
+import { createExpressServer } from "./http-server";
 
 /** DATABASE_URL without its password (start-up output must not print secrets). */
 function databaseUrlForHint(url: string): { url: string; hadPassword: boolean } {
@@ -93,7 +93,8 @@ async function main(): Promise<void> {
 
   await toolgate.start();
 
-  const server = createServer(toolgate.app);
+  const { server, serve } = createExpressServer();
+  serve(toolgate.app);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

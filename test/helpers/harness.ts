@@ -1,6 +1,6 @@
 // Starts a real Toolgate (real HTTP on an ephemeral port, real database) for a test file.
 // Nothing of our own is mocked; only the clock can be injected to make expiry exact.
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { Writable } from "node:stream";
@@ -10,6 +10,7 @@ import { loadConfig, type Config } from "../../src/config";
 import { createLogger } from "../../src/shared/logger";
 import { boot } from "../../src/boot";
 import { createApp, type App, type Services } from "../../src/app";
+import { createExpressServer } from "../../src/http-server";
 import type { Clock } from "../../src/shared/clock";
 import { createTestDatabase, type TestDatabase } from "./database";
 
@@ -137,7 +138,8 @@ export class Harness {
 
 export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
-  const server = createServer();
+  // The server main.ts runs (requests born with the app's prototypes, src/http-server.ts).
+  const { server, serve } = createExpressServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
@@ -157,7 +159,7 @@ export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
     : createLogger(config.logLevel);
   const toolgate = await createApp({ config, db, masterKey, logger, clock: opts.clock });
   await toolgate.start();
-  server.on("request", toolgate.app);
+  serve(toolgate.app);
   let workspaceId = "";
   let ownerId = "";
   let adminToken = "";
