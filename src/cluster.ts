@@ -14,6 +14,7 @@
 // gracefully (each finishes its requests, src/main.ts shutdown) and then the primary.
 import cluster, { type Worker } from "node:cluster";
 import type { Config } from "./config";
+import { serveClusterMetrics } from "./metrics/cluster-metrics";
 
 export function runPrimary(config: Config): void {
   let shuttingDown = false;
@@ -66,6 +67,8 @@ export function runPrimary(config: Config): void {
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
+  // GET /metrics, answered by any worker, sums every worker's figures (metrics/cluster-metrics.ts).
+  if (config.metricsToken) serveClusterMetrics();
   for (let i = 0; i < config.workers; i++) fork();
 }
 

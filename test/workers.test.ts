@@ -53,6 +53,20 @@ async function workerOf(server: RunningServer, requestId: string): Promise<numbe
   }
 }
 
+/** GET /metrics on its own connection: the text, and which worker answered. */
+function scrape(base: string, token: string): Promise<{ status: number; text: string; requestId: string }> {
+  const requestId = randomUUID();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}/metrics`, { agent: false, headers: { authorization: `Bearer ${token}`, "x-request-id": requestId } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, text, requestId }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
 const FORM = "application/x-www-form-urlencoded";
 
@@ -124,5 +138,49 @@ describe("TOOLGATE_WORKERS", () => {
     }
     // And from then on, every answer from either worker is inactive.
     for (let i = 0; i < 6; i++) expect((await introspect()).body).toEqual({ active: false });
+  });
+
+  it.runIf(pg)("GET /metrics answers every worker's figures summed, whichever worker takes the scrape", async () => {
+    const db = await createTestDatabase();
+    dbs.push(db);
+    const password = "workers-metrics-password";
+    const metricsToken = randomBytes(24).toString("base64url");
+    const server = await startServerProcess({
+      DATABASE_URL: db.url,
+      TOOLGATE_DATA_DIR: db.dataDir,
+      TOOLGATE_MASTER_KEY: randomBytes(32).toString("hex"),
+      TOOLGATE_ADMIN_EMAIL: "owner@workers.test",
+      TOOLGATE_ADMIN_PASSWORD: password,
+      TOOLGATE_WORKERS: "2",
+      TOOLGATE_LOG_LEVEL: "info",
+      TOOLGATE_METRICS_TOKEN: metricsToken,
+    });
+    servers.push(server);
+    const login = await call(server.url, "/svc/uflow/auth/login", { "content-type": "application/json" }, JSON.stringify({ email: "owner@workers.test", password }));
+    const admin = { authorization: `Bearer ${login.body.access_token}`, "content-type": "application/json" };
+    const rs = await call(server.url, "/svc/resource-servers", admin, JSON.stringify({ name: "metrics", public_base_url: "https://metrics.example.test", protected_base_path: "/mcp", scopes_supported: ["files:read"] }));
+    const client = await call(server.url, `/svc/resource-servers/${rs.body.id}/clients`, admin, JSON.stringify({ client_name: "m", redirect_uris: [], kind: "m2m", allowed_scopes: ["files:read"] }));
+    const clientAuth = { authorization: basic(client.body.client_id, client.body.client_secret), "content-type": FORM };
+
+    // Tokens issued by both workers (each request on its own connection; bounded).
+    const issuers = new Set<number>();
+    let issued = 0;
+    while (issuers.size < 2 || issued < 6) {
+      if (issued >= 40) throw new Error("40 tokens and still not issued by both workers");
+      const t = await call(server.url, "/oauth/token", clientAuth, "grant_type=client_credentials&scope=files%3Aread");
+      expect(t.status).toBe(200);
+      issued++;
+      issuers.add(await workerOf(server, t.requestId));
+    }
+
+    // Every scrape, from either worker, counts every token.
+    const scrapedBy = new Set<number>();
+    for (let i = 0; i < 40 && scrapedBy.size < 2; i++) {
+      const m = await scrape(server.url, metricsToken);
+      expect(m.status).toBe(200);
+      expect(m.text).toContain(`toolgate_tokens_total{grant_type="client_credentials",outcome="issued"} ${issued}\n`);
+      scrapedBy.add(await workerOf(server, m.requestId));
+    }
+    expect([...scrapedBy].sort()).toEqual([1, 2]);
   });
 });

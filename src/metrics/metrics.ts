@@ -12,6 +12,7 @@ import type { EntryCache } from "../shared/entry-cache";
 import type { ChangeBus } from "../storage/change-bus";
 import type { OAuthOutcomes } from "../modules/oauth";
 import type { ScanOutcome } from "../modules/resource-servers";
+import { clusterMetricsReader } from "./cluster-metrics";
 
 /** Grant types counted by name; anything else a client sends is "other" (bounded labels). */
 const GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token"] as const;
@@ -72,6 +73,8 @@ function scrapedCounter(registry: Registry, name: string, help: string, labelNam
 
 export class Metrics implements OAuthOutcomes {
   readonly registry = new Registry();
+  /** Set in a cluster worker: reads the figures of every worker (cluster-metrics.ts). */
+  private readonly clusterReader: (() => Promise<string>) | undefined;
   readonly httpDuration: Histogram<"method" | "route" | "status">;
   private readonly tokens: Counter<"grant_type" | "outcome">;
   private readonly introspections: Counter<"active" | "cache">;
@@ -87,7 +90,10 @@ export class Metrics implements OAuthOutcomes {
    */
   constructor(sources: MetricsSources, exposed = true) {
     const registers = [this.registry];
-    if (exposed) collectDefaultMetrics({ register: this.registry, prefix: "toolgate_" });
+    if (exposed) {
+      collectDefaultMetrics({ register: this.registry, prefix: "toolgate_" });
+      this.clusterReader = clusterMetricsReader(this.registry);
+    }
     this.httpDuration = new Histogram({
       name: "toolgate_http_request_duration_seconds",
       help: "HTTP requests by method, route (the Express route pattern) and status; _count is the number of requests",
@@ -161,6 +167,7 @@ export class Metrics implements OAuthOutcomes {
       name: "toolgate_cache_invalidation_lag_seconds",
       help: "Invalidation lag of the last change set received from another instance",
       registers,
+      aggregator: "max", // under TOOLGATE_WORKERS: the worst worker's, not a sum of lags
       collect() {
         this.set(bus.stats.lastLagMs / 1000);
       },
@@ -197,6 +204,7 @@ export class Metrics implements OAuthOutcomes {
 
   /** The exposition (Prometheus text format 0.0.4) and its content type. */
   async expose(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    // Under TOOLGATE_WORKERS: every worker's figures merged by the primary (cluster-metrics.ts).
+    return { contentType: this.registry.contentType, body: this.clusterReader ? await this.clusterReader() : await this.registry.metrics() };
   }
 }
