@@ -134,6 +134,17 @@ describe("JSON bodies", () => {
     const surrogate = await h.admin("POST", "/uflow/v2/groups", { name: "a\ud800b" });
     expect(surrogate.body).toEqual({ error: `name: ${UNSTORABLE}` });
   });
+
+  it("says a field of the wrong type has the wrong type, and only a missing one is required", async () => {
+    const login = (json: unknown) => h.request("POST", "/svc/uflow/auth/login", { json });
+    expect((await login({ password: "x" })).body).toEqual({ error: "email: is required" });
+    expect((await login({ email: 5, password: "x" })).body).toEqual({ error: "email: must be a string, not a number" });
+    expect((await login({ email: null, password: "x" })).body).toEqual({ error: "email: must be a string, not null" });
+    const group = await h.admin("POST", "/uflow/v2/groups", { name: ["a"] });
+    expect([group.status, group.body]).toEqual([400, { error: "name: must be a string, not an array" }]);
+    const rs = await h.admin("POST", "/svc/resource-servers", { name: "typed", public_base_url: "https://typed.example.test", protected_base_path: "/mcp", scopes_supported: "files:read" });
+    expect([rs.status, rs.body]).toEqual([400, { error: "scopes_supported: must be an array, not a string" }]);
+  });
 });
 
 describe("GraphQL arguments", () => {

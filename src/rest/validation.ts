@@ -4,17 +4,34 @@ import type { z } from "zod";
 import { badRequest } from "../shared/errors";
 import { assertSafeInput } from "./input-hygiene";
 
-export function describeZodError(error: z.ZodError, where: InputLocation = "body"): string {
+export function describeZodError(error: z.ZodError, where: InputLocation = "body", input?: unknown): string {
   return error.issues
     .slice(0, 5)
     .map((i) => {
       const field = i.path.length > 0 ? i.path.join(".") : where;
       if (i.code === "unrecognized_keys") return `${field}: unknown field(s) ${(i as { keys: string[] }).keys.join(", ")}`;
-      if (i.code === "invalid_type" && (i as { input?: unknown }).input === undefined) return `${field}: is required`;
+      if (i.code === "invalid_type") {
+        // zod 4 issues do not carry the input: look the field up, so a wrong type is not "required".
+        const given = valueAt(input, i.path);
+        if (given === undefined) return `${field}: is required`;
+        return `${field}: must be ${article(i.expected)} ${i.expected}, not ${kindOf(given)}`;
+      }
       return `${field}: ${i.message}`;
     })
     .join("; ");
 }
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (v === null || typeof v !== "object" || !Object.hasOwn(v, key)) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+const article = (word: string) => (/^[aeiou]/.test(word) ? "an" : "a");
+const kindOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "an array" : `${article(typeof v)} ${typeof v}`);
 
 /** Where a value came from, named in messages about the whole value (e.g. "query: unknown field(s) x"). */
 export type InputLocation = "body" | "query" | "path";
@@ -29,7 +46,7 @@ export type InputLocation = "body" | "query" | "path";
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, where: InputLocation = "body"): z.output<S> {
   assertSafeInput(value, where);
   const r = schema.safeParse(value ?? {});
-  if (!r.success) throw badRequest(describeZodError(r.error, where));
+  if (!r.success) throw badRequest(describeZodError(r.error, where, value ?? {}));
   assertSafeInput(r.data, where);
   return r.data;
 }
