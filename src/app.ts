@@ -141,7 +141,14 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     timeoutMs: deps.config.cimd.timeoutMs,
     ca: deps.config.cimd.caFile === undefined ? undefined : readFileSync(deps.config.cimd.caFile, "utf8"),
   };
-  const cimd = new CimdClients(deps.db, clock, ids, outbound, (clientId, reason) => deps.logger.warn({ client_id: clientId, reason }, "client metadata document refused"));
+  const cimd = new CimdClients(
+    deps.db,
+    clock,
+    ids,
+    outbound,
+    (clientId, reason) => deps.logger.warn({ client_id: clientId, reason }, "client metadata document refused"),
+    deps.config.cimd.fetchesPerAddressPerMinute,
+  );
   const signInClients = new SignInClientLookup(deps.db, cimd);
   const signin = createSignIn({
     db: deps.db,
@@ -152,7 +159,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     issuer: deps.config.publicUrl,
     grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
     ports: {
-      findClient: (clientId) => signInClients.find(clientId),
+      findClient: (clientId, address) => signInClients.find(clientId, address),
       serverByResource: (tenantId, resource) => registry.findByResource(tenantId, resource),
       serverById: (id) => registry.get(id),
       serversByResource: (resource) => registry.findAllByResource(resource),

@@ -109,6 +109,9 @@ const envSchema = z
     // Client ID Metadata Documents: the fetch deadline, and a PEM file of extra CA certificates
     // trusted for the documents' https servers (a private CA; the system's roots stay trusted).
     TOOLGATE_CIMD_TIMEOUT_MS: z.coerce.number().int().min(100).max(30000).default(3000),
+    // Anyone can make Toolgate fetch a URL by naming it as client_id at /oauth/authorize: document
+    // fetches (not reuses of a fresh one) per client address per minute; beyond it, 429.
+    TOOLGATE_CIMD_FETCH_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(30),
     TOOLGATE_OUTBOUND_CA_FILE: optionalString,
   })
   .superRefine((env, ctx) => {
@@ -180,7 +183,7 @@ export interface Config {
   /** Dynamic client registration: per-address rate limit, and idle registrations' lifetime (days, 0 = kept). */
   readonly registration: { readonly perAddress: number; readonly windowMs: number; readonly idleDays: number };
   /** CIMD document fetches: deadline, and a PEM file of extra trusted CAs (path, read at start-up). */
-  readonly cimd: { readonly timeoutMs: number; readonly caFile: string | undefined };
+  readonly cimd: { readonly timeoutMs: number; readonly caFile: string | undefined; readonly fetchesPerAddressPerMinute: number };
   /** Server processes sharing the port (node:cluster); more than 1 only with PostgreSQL (src/cluster.ts). */
   readonly workers: number;
 }
@@ -236,7 +239,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       windowMs: e.TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS * 1000,
       idleDays: e.TOOLGATE_REGISTRATION_IDLE_DAYS,
     }),
-    cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE }),
+    cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE, fetchesPerAddressPerMinute: e.TOOLGATE_CIMD_FETCH_RATE_LIMIT }),
     workers: e.TOOLGATE_WORKERS,
     trustProxy: e.TOOLGATE_TRUST_PROXY === undefined ? undefined : /^\d+$/.test(e.TOOLGATE_TRUST_PROXY) ? Number(e.TOOLGATE_TRUST_PROXY) : e.TOOLGATE_TRUST_PROXY,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,

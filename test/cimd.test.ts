@@ -191,6 +191,43 @@ describe("caching", () => {
   });
 });
 
+describe("fetches per requester address (TOOLGATE_CIMD_FETCH_RATE_LIMIT)", () => {
+  let limited: Harness;
+  let resource: string;
+  beforeAll(async () => {
+    limited = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1", TOOLGATE_OUTBOUND_CA_FILE: cert.certFile, TOOLGATE_CIMD_FETCH_RATE_LIMIT: "3" } });
+    resource = (await setUpSignIn(limited.url, limited.adminToken, { name: "Limited", scopes: ["docs:read"], users: [USER], redirectUri: REDIRECT })).resource;
+  });
+  afterAll(async () => limited?.close());
+  const openLimited = (clientId: string) => {
+    const url = authorizeUrl(clientId, undefined, undefined, limited.config.publicUrl);
+    url.searchParams.set("resource", resource);
+    return browser(limited.config.publicUrl, limited.url).open(url);
+  };
+
+  it("answers 429 with Retry-After once an address caused its fetches this minute, fetching nothing; a fresh document is still reused", async () => {
+    const fresh = hosted({}, { headers: { "cache-control": "max-age=600" } });
+    expect((await openLimited(fresh.url)).status).toBe(200); // fetch 1
+    host.serve("/limited/missing-1.json", { status: 404, body: "" });
+    host.serve("/limited/missing-2.json", { status: 404, body: "" });
+    expect((await openLimited(`${host.origin}/limited/missing-1.json`)).status).toBe(400); // fetch 2: failures count too
+    expect((await openLimited(`${host.origin}/limited/missing-2.json`)).status).toBe(400); // fetch 3
+    const before = [...host.hits.values()].reduce((x, y) => x + y, 0);
+    const refused = await openLimited(hosted().url);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get("retry-after"))).toBeLessThanOrEqual(60);
+    expect(refused.location).toBeUndefined();
+    expect(errorPageOf(refused.html)).toMatch(/^The client's metadata document cannot be used: too many metadata documents were fetched for requests from your address; try again in \d+ s\.$/);
+    expect([...host.hits.values()].reduce((x, y) => x + y, 0)).toBe(before); // nothing fetched
+    // A document still fresh needs no fetch: its client signs in as before.
+    expect((await openLimited(fresh.url)).status).toBe(200);
+    expect(host.hitsOf(fresh.path)).toBe(1);
+    // The limit is per address and per instance window; the main instance is not affected.
+    expect((await open(hosted().url)).status).toBe(200);
+  });
+});
+
 describe("a changed redirect set", () => {
   it("is staged: the approved set stays in force until an administrator approves the new one", async () => {
     const { url, path } = hosted({}, { headers: { "cache-control": "no-store" } });

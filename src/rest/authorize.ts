@@ -25,6 +25,7 @@ function send(res: Response, step: SignInStep): void {
     res.redirect(302, step.location);
     return;
   }
+  if (step.retryAfter !== undefined) res.set("Retry-After", String(step.retryAfter));
   res.status(step.status).type("html").send(step.html);
 }
 
@@ -52,7 +53,7 @@ export function authorizeRouter(signIn: SignInService, logger: Logger): Router {
       send(res, { kind: "page", status: 400, html: "<!doctype html><title>Bad request</title><p>Malformed authorization request.</p>" });
       return;
     }
-    send(res, await signIn.start(parsed.data));
+    send(res, await signIn.start(parsed.data, { address: req.ip ?? "unknown" }));
   });
   r.post("/oauth/authorize/login", async (req, res) => {
     const form = loginForm.safeParse(req.body ?? {});

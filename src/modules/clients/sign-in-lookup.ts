@@ -33,10 +33,11 @@ export class SignInClientLookup {
     private readonly cimd: CimdClients,
   ) {}
 
-  async find(clientId: string): Promise<ClientForSignIn | { refused: string } | null> {
+  /** `address`: the requester's, which CIMD document fetches are counted against. */
+  async find(clientId: string, address?: string): Promise<ClientForSignIn | { refused: string; retryAfter?: number } | null> {
     if (isCimdClientId(clientId)) {
-      const outcome = await this.cimd.ensure(clientId);
-      if (!outcome.ok) return { refused: outcome.reason };
+      const outcome = await this.cimd.ensure(clientId, address);
+      if (!outcome.ok) return { refused: outcome.reason, retryAfter: outcome.retryAfter };
     }
     return findClientForSignIn(this.db, clientId);
   }

@@ -61,14 +61,14 @@ export interface ValidatedAuthorization {
 
 export type AuthorizeOutcome =
   | { kind: "ok"; request: ValidatedAuthorization; client: SignInClient }
-  /** Must not redirect: show an error page (RFC 6749 §4.1.2.1). */
-  | { kind: "page_error"; message: string }
+  /** Must not redirect: show an error page (RFC 6749 §4.1.2.1); `retryAfter` makes it a 429. */
+  | { kind: "page_error"; message: string; retryAfter?: number }
   /** Redirect back to the client with an OAuth error. */
   | { kind: "redirect_error"; redirectUri: string; error: string; description: string; state?: string };
 
 export interface AuthorizePorts {
   /** The client; `refused` when its registration cannot be used now (a CIMD document that failed), with the reason to show. */
-  findClient(clientId: string): Promise<SignInClient | { refused: string } | null>;
+  findClient(clientId: string, address?: string): Promise<SignInClient | { refused: string; retryAfter?: number } | null>;
   /** The client's workspace's live server for `resource` (X and X/ alike), or by id. */
   serverByResource(tenantId: string, resource: string): Promise<SignInServer | null>;
   serverById(id: string): SignInServer | null | Promise<SignInServer | null>;
@@ -80,10 +80,10 @@ export interface AuthorizePorts {
 
 const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
-export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: AuthorizePorts): Promise<AuthorizeOutcome> {
+export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: AuthorizePorts, address?: string): Promise<AuthorizeOutcome> {
   if (!q.client_id) return { kind: "page_error", message: "The request has no client_id." };
-  const found = await ports.findClient(q.client_id);
-  if (found && "refused" in found) return { kind: "page_error", message: `The client's metadata document cannot be used: ${found.refused}.` };
+  const found = await ports.findClient(q.client_id, address);
+  if (found && "refused" in found) return { kind: "page_error", message: `The client's metadata document cannot be used: ${found.refused}.`, retryAfter: found.retryAfter };
   const client = found;
   if (!client || client.status !== "approved") return { kind: "page_error", message: "Unknown or inactive client." };
   // OAuth 2.1 §4.1.1: redirect_uri may only be omitted when exactly one is registered.

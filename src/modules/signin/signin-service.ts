@@ -40,7 +40,7 @@ export interface ConsentContext {
 }
 
 /** What the HTTP adapter does next. */
-export type SignInStep = { kind: "page"; status: number; html: string } | { kind: "redirect"; location: string };
+export type SignInStep = { kind: "page"; status: number; html: string; retryAfter?: number } | { kind: "redirect"; location: string };
 
 interface LoginTicket {
   r: ValidatedAuthorization;
@@ -105,9 +105,12 @@ export class SignInService {
   }
 
   /** GET /oauth/authorize */
-  async start(query: AuthorizeQuery): Promise<SignInStep> {
-    const outcome = await validateAuthorizationRequest(query, this.ports);
-    if (outcome.kind === "page_error") return { kind: "page", status: 400, html: errorPage(outcome.message) };
+  async start(query: AuthorizeQuery, source?: { address: string }): Promise<SignInStep> {
+    const outcome = await validateAuthorizationRequest(query, this.ports, source?.address);
+    if (outcome.kind === "page_error") {
+      if (outcome.retryAfter !== undefined) return { kind: "page", status: 429, html: errorPage(outcome.message), retryAfter: outcome.retryAfter };
+      return { kind: "page", status: 400, html: errorPage(outcome.message) };
+    }
     if (outcome.kind === "redirect_error") {
       return this.redirect(outcome.redirectUri, { error: outcome.error, error_description: outcome.description, state: outcome.state });
     }

@@ -11,7 +11,9 @@
 // A private_key_jwt document's jwks / jwks_uri are kept in registrationMetadata; the client
 // registry reads them from there for the token endpoint (RegisteredClient.assertionKeys).
 // A failure (unreachable, non-200, too large, invalid) refuses the authorization and is never
-// remembered: the next request fetches again (D6).
+// remembered: the next request fetches again (D6). What bounds the fetches anyone can cause is a
+// per-address limit (TOOLGATE_CIMD_FETCH_RATE_LIMIT a minute): the requester's address, not the
+// document's host, so a flood of bogus URLs on a popular host cannot lock that host's clients out.
 import type { Db } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
@@ -22,18 +24,21 @@ import { TOKEN_LIFETIME } from "../schemas";
 import { cimdUrl } from "./client-id";
 import { readCimdDocument, type CimdMetadata } from "./document";
 import { fetchCimdDocument, type CimdFetchOptions } from "./fetch-document";
+import { FixedWindowLimiter } from "../../../shared/rate-limit";
+import { normaliseAddress } from "../../../shared/client-address";
 
 const MAX_TRACKED = 10_000;
 
 /** The page's reason for a fetch that reached an address allowed only by TOOLGATE_SCAN_ALLOW_PRIVATE. */
 export const CIMD_UNREACHABLE = "the metadata document cannot be fetched from its URL (the reason is in the server log)";
 
-export type CimdOutcome = { ok: true } | { ok: false; reason: string };
+export type CimdOutcome = { ok: true } | { ok: false; reason: string; retryAfter?: number };
 
 export interface CimdStats {
   fetched: number;
   refused: number;
   reused: number;
+  rateLimited: number;
 }
 
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x) => b.includes(x));
@@ -41,7 +46,8 @@ const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.l
 export class CimdClients {
   /** client_id -> until when (epoch ms) the last valid document may be reused. */
   private readonly freshUntil = new Map<string, number>();
-  readonly stats: CimdStats = { fetched: 0, refused: 0, reused: 0 };
+  readonly stats: CimdStats = { fetched: 0, refused: 0, reused: 0, rateLimited: 0 };
+  private readonly fetches: FixedWindowLimiter;
 
   constructor(
     private readonly db: Db,
@@ -50,10 +56,16 @@ export class CimdClients {
     private readonly fetchOptions: CimdFetchOptions,
     /** Where the full reason of a refusal goes (the log), when the page says less. */
     private readonly onRefused: (clientId: string, reason: string) => void = () => undefined,
-  ) {}
+    fetchesPerAddressPerMinute = 30,
+  ) {
+    this.fetches = new FixedWindowLimiter(clock, fetchesPerAddressPerMinute, 60_000);
+  }
 
-  /** Makes sure the client's row reflects a valid, fresh document; the refusal otherwise. */
-  async ensure(clientId: string): Promise<CimdOutcome> {
+  /**
+   * Makes sure the client's row reflects a valid, fresh document; the refusal otherwise.
+   * `address`: the client address of the request that needs it (counted when a fetch is needed).
+   */
+  async ensure(clientId: string, address?: string): Promise<CimdOutcome> {
     const now = this.clock.now().getTime();
     if ((this.freshUntil.get(clientId) ?? 0) > now) {
       this.stats.reused++;
@@ -61,6 +73,11 @@ export class CimdClients {
     }
     const url = cimdUrl(clientId);
     if (!url.ok) return this.refuse(url.reason);
+    const wait = address === undefined ? 0 : this.fetches.take(normaliseAddress(address));
+    if (wait > 0) {
+      this.stats.rateLimited++;
+      return { ok: false, reason: `too many metadata documents were fetched for requests from your address; try again in ${wait} s`, retryAfter: wait };
+    }
     const fetched = await fetchCimdDocument(url.url, this.fetchOptions);
     if (!fetched.ok) {
       this.onRefused(clientId, fetched.reason);
