@@ -70,6 +70,32 @@ function scrape(base: string, token: string): Promise<{ status: number; text: st
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString("base64")}`;
 const FORM = "application/x-www-form-urlencoded";
 
+/** A server of 2 workers on a fresh PostgreSQL database, a resource server and an m2m client of it. */
+async function twoWorkersWithAClient(env: Record<string, string>) {
+  const db = await createTestDatabase();
+  dbs.push(db);
+  const password = "workers-test-password";
+  const server = await startServerProcess({
+    DATABASE_URL: db.url,
+    TOOLGATE_DATA_DIR: db.dataDir,
+    TOOLGATE_MASTER_KEY: randomBytes(32).toString("hex"),
+    TOOLGATE_ADMIN_EMAIL: "owner@workers.test",
+    TOOLGATE_ADMIN_PASSWORD: password,
+    TOOLGATE_WORKERS: "2",
+    TOOLGATE_LOG_LEVEL: "info",
+    ...env,
+  });
+  servers.push(server);
+  const login = await call(server.url, "/svc/uflow/auth/login", { "content-type": "application/json" }, JSON.stringify({ email: "owner@workers.test", password }));
+  expect(login.status).toBe(200);
+  const admin = { authorization: `Bearer ${login.body.access_token}`, "content-type": "application/json" };
+  const rs = await call(server.url, "/svc/resource-servers", admin, JSON.stringify({ name: "workers", public_base_url: "https://workers.example.test", protected_base_path: "/mcp", scopes_supported: ["files:read"] }));
+  expect(rs.status).toBe(201);
+  const client = await call(server.url, `/svc/resource-servers/${rs.body.id}/clients`, admin, JSON.stringify({ client_name: "w", redirect_uris: [], kind: "m2m", allowed_scopes: ["files:read"] }));
+  expect(client.status).toBe(201);
+  return { server, rs, clientAuth: { authorization: basic(client.body.client_id, client.body.client_secret), "content-type": FORM } };
+}
+
 describe("TOOLGATE_WORKERS", () => {
   it("is refused on SQLite, naming the variable and the reason", async () => {
     expect(() => loadConfig({ TOOLGATE_WORKERS: "2" })).toThrow(ConfigError);
@@ -86,29 +112,8 @@ describe("TOOLGATE_WORKERS", () => {
   });
 
   it.runIf(pg)("runs 2 workers on one port; a revocation answered by one is seen by the other", async () => {
-    const db = await createTestDatabase();
-    dbs.push(db);
-    const password = "workers-test-password";
-    const server = await startServerProcess({
-      DATABASE_URL: db.url,
-      TOOLGATE_DATA_DIR: db.dataDir,
-      TOOLGATE_MASTER_KEY: randomBytes(32).toString("hex"),
-      TOOLGATE_ADMIN_EMAIL: "owner@workers.test",
-      TOOLGATE_ADMIN_PASSWORD: password,
-      TOOLGATE_WORKERS: "2",
-      TOOLGATE_LOG_LEVEL: "info",
-    });
-    servers.push(server);
+    const { server, rs, clientAuth } = await twoWorkersWithAClient({});
     expect(server.output()).toContain("(database: postgresql, 2 workers)");
-
-    const login = await call(server.url, "/svc/uflow/auth/login", { "content-type": "application/json" }, JSON.stringify({ email: "owner@workers.test", password }));
-    expect(login.status).toBe(200);
-    const admin = { authorization: `Bearer ${login.body.access_token}`, "content-type": "application/json" };
-    const rs = await call(server.url, "/svc/resource-servers", admin, JSON.stringify({ name: "workers", public_base_url: "https://workers.example.test", protected_base_path: "/mcp", scopes_supported: ["files:read"] }));
-    expect(rs.status).toBe(201);
-    const client = await call(server.url, `/svc/resource-servers/${rs.body.id}/clients`, admin, JSON.stringify({ client_name: "w", redirect_uris: [], kind: "m2m", allowed_scopes: ["files:read"] }));
-    expect(client.status).toBe(201);
-    const clientAuth = { authorization: basic(client.body.client_id, client.body.client_secret), "content-type": FORM };
     const token = await call(server.url, "/oauth/token", clientAuth, "grant_type=client_credentials&scope=files%3Aread");
     expect(token.status).toBe(200);
     const introspect = () => call(server.url, "/oauth/introspect", { authorization: basic(rs.body.id, rs.body.introspection_secret), "content-type": FORM }, new URLSearchParams({ token: token.body.access_token }).toString());
@@ -141,26 +146,8 @@ describe("TOOLGATE_WORKERS", () => {
   });
 
   it.runIf(pg)("GET /metrics answers every worker's figures summed, whichever worker takes the scrape", async () => {
-    const db = await createTestDatabase();
-    dbs.push(db);
-    const password = "workers-metrics-password";
     const metricsToken = randomBytes(24).toString("base64url");
-    const server = await startServerProcess({
-      DATABASE_URL: db.url,
-      TOOLGATE_DATA_DIR: db.dataDir,
-      TOOLGATE_MASTER_KEY: randomBytes(32).toString("hex"),
-      TOOLGATE_ADMIN_EMAIL: "owner@workers.test",
-      TOOLGATE_ADMIN_PASSWORD: password,
-      TOOLGATE_WORKERS: "2",
-      TOOLGATE_LOG_LEVEL: "info",
-      TOOLGATE_METRICS_TOKEN: metricsToken,
-    });
-    servers.push(server);
-    const login = await call(server.url, "/svc/uflow/auth/login", { "content-type": "application/json" }, JSON.stringify({ email: "owner@workers.test", password }));
-    const admin = { authorization: `Bearer ${login.body.access_token}`, "content-type": "application/json" };
-    const rs = await call(server.url, "/svc/resource-servers", admin, JSON.stringify({ name: "metrics", public_base_url: "https://metrics.example.test", protected_base_path: "/mcp", scopes_supported: ["files:read"] }));
-    const client = await call(server.url, `/svc/resource-servers/${rs.body.id}/clients`, admin, JSON.stringify({ client_name: "m", redirect_uris: [], kind: "m2m", allowed_scopes: ["files:read"] }));
-    const clientAuth = { authorization: basic(client.body.client_id, client.body.client_secret), "content-type": FORM };
+    const { server, clientAuth } = await twoWorkersWithAClient({ TOOLGATE_METRICS_TOKEN: metricsToken });
 
     // Tokens issued by both workers (each request on its own connection; bounded).
     const issuers = new Set<number>();
