@@ -1,7 +1,7 @@
 // Signing and verifying our JWTs with jose. Two audiences never mix: access tokens (RFC 9068,
 // typ at+jwt, aud = a resource server's resource_url) and admin session tokens (typ JWT,
 // aud ADMIN_AUDIENCE). Verification pins the algorithm and the typ header.
-import { sign as signSync } from "node:crypto";
+import { sign as signWithKey, type KeyObject } from "node:crypto";
 import { jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from "jose";
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
@@ -54,9 +54,11 @@ export class JwtService {
 
   /**
    * RFC 7515 compact JWS, ES256 (RFC 7518 §3.4: the signature is R || S, "ieee-p1363"), signed with
-   * node:crypto's synchronous sign. jose's SignJWT signs through WebCrypto, whose asynchronous job
-   * measured ~130 µs of CPU per token here against ~30 µs for the same signature done
-   * synchronously (docs/benchmarks.md, issue 13); the token endpoint signs on every request.
+   * node:crypto's sign in its callback form, which runs the ECDSA signature on libuv's thread pool
+   * while the event loop serves other requests. jose's SignJWT signs through WebCrypto, whose job
+   * measured ~130 µs of CPU per token here; node:crypto's synchronous sign ~30 µs (Node 20) or
+   * ~45 µs (Node 24, OpenSSL 3.5) on the event loop; the callback form, under load, doubled the token
+   * endpoint's throughput on both and lowered its CPU per request (docs/benchmarks.md, Round 4).
    * Verification stays jose's (jwtVerify). The output is what SignJWT produced: header
    * {"alg","typ","kid"} and the payload as given, base64url, dot-separated.
    */
@@ -70,7 +72,7 @@ export class JwtService {
       this.headers.set(headerKey, header);
     }
     const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
-    return `${input}.${signSync("sha256", Buffer.from(input), { key, dsaEncoding: "ieee-p1363" }).toString("base64url")}`;
+    return `${input}.${(await es256(Buffer.from(input), key)).toString("base64url")}`;
   }
 
   async signAccessToken(claims: Omit<AccessTokenClaims, "iss">): Promise<string> {
@@ -123,4 +125,9 @@ export class JwtService {
     if (!p || typeof p.sub !== "string") return null;
     return p as unknown as AdminTokenClaims;
   }
+}
+
+/** ES256 over `data` on libuv's thread pool (node:crypto's callback form). */
+function es256(data: Buffer, key: KeyObject): Promise<Buffer> {
+  return new Promise((resolve, reject) => signWithKey("sha256", data, { key, dsaEncoding: "ieee-p1363" }, (e, signature) => (e ? reject(e) : resolve(signature))));
 }
