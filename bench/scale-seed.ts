@@ -2,7 +2,7 @@
 // into the database with raw SQL, matching prisma/schema.prisma column for column.
 //
 // Formats, checked against rows the app itself wrote:
-// - SQLite (Prisma 7 + better-sqlite3): DateTime is TEXT "2026-11-23T14:45:58.251+00:00", Json is
+// - SQLite (Prisma 7 + libsql): DateTime is TEXT "2026-11-23T14:45:58.251+00:00", Json is
 //   TEXT holding the JSON document.
 // - PostgreSQL: DateTime is TIMESTAMP(3) holding UTC (an ISO string with "Z" cast to timestamp keeps
 //   the UTC wall time), Json is jsonb.
@@ -17,7 +17,7 @@
 //   clients (approved, dummy secret hashes).
 // The first `probes` users are the ones the write loops of the benchmark touch; they are returned.
 import { randomBytes, randomUUID } from "node:crypto";
-import Database from "better-sqlite3";
+import Database from "libsql";
 import pg from "pg";
 
 type ColType = "text" | "int" | "ts" | "json";

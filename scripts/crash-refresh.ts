@@ -25,7 +25,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import Database from "libsql";
 import pg from "pg";
 import { createTestDatabase, type TestDatabase } from "../test/helpers/database";
 import { ROOT, freePort } from "../test/helpers/process";

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+import { SqliteAdapterFactory } from "../src/storage/sqlite-adapter";
 import { PrismaPg } from "@prisma/adapter-pg";
 
 const root = join(import.meta.dirname, "..");
@@ -48,7 +48,7 @@ async function main() {
     const target = providerSchema(kind);
     const factory =
       kind === "sqlite"
-        ? new PrismaBetterSqlite3({ url: ":memory:" })
+        ? new SqliteAdapterFactory({ url: ":memory:" })
         : new PrismaPg({ connectionString: process.env.MIGRATION_PG_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres" });
     const schemaPath = join(root, "prisma/schema.prisma");
     const engine = await SchemaEngine.new(

@@ -3,7 +3,7 @@
 // and the fix, instead of a Prisma stack trace. Shared by the server (src/main.ts) and the CLI.
 // Anything not recognised here is a bug and keeps its stack trace.
 import { ConfigError } from "./config";
-import { SqliteDriverError } from "./storage/sqlite-driver-check";
+import { SqliteDriverError } from "./storage/sqlite-driver";
 
 export interface Explained {
   message: string;

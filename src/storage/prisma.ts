@@ -9,7 +9,8 @@ import { ChangeBus } from "./change-bus";
 import { withUnitOfWork } from "./unit-of-work";
 import { pgTransport } from "./pg-notifications";
 import { SQLITE_WATCH_QUERY } from "./sqlite-watch";
-import { assertSqliteDriverSafe } from "./sqlite-driver-check";
+import { loadSqliteDriver } from "./sqlite-driver";
+import { SqliteAdapterFactory } from "./sqlite-adapter";
 
 export type Db = PrismaClient;
 /** A transaction client: what `db.$transaction(async (tx) => ...)` hands to its callback. */
@@ -84,17 +85,14 @@ export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
 
 async function createRawClient(target: DatabaseTarget): Promise<Db> {
   if (target.kind === "sqlite") {
-    assertSqliteDriverSafe();
-    const [{ PrismaClient: SqliteClient }, { PrismaBetterSqlite3 }] = await Promise.all([
-      import("../generated/sqlite/client"),
-      import("@prisma/adapter-better-sqlite3"),
-    ]);
-    const adapter = new PrismaBetterSqlite3({ url: `file:${sqliteFilePath(target.url)}` });
+    loadSqliteDriver();
+    const { PrismaClient: SqliteClient } = await import("../generated/sqlite/client");
+    const adapter = new SqliteAdapterFactory({ url: `file:${sqliteFilePath(target.url)}` });
     const client = new SqliteClient({ adapter, ...queryLogOption() });
     forwardQueries(client);
-    // WAL lets readers proceed during a write; busy_timeout waits instead of failing on a lock.
+    // WAL lets readers proceed during a write (the adapter's connection already waits up to
+    // BUSY_TIMEOUT_MS for another process's write lock instead of failing at once).
     await client.$queryRawUnsafe("PRAGMA journal_mode = WAL");
-    await client.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
     await client.$queryRawUnsafe("PRAGMA foreign_keys = ON");
     return client;
   }
