@@ -1,7 +1,7 @@
 // Client ID Metadata Documents over real HTTPS on loopback (TOOLGATE_SCAN_ALLOW_PRIVATE=1, the
 // test's CA trusted through TOOLGATE_OUTBOUND_CA_FILE): a URL client_id is fetched, validated and
 // used as a public client of no workspace (connection per server); every refusal case of the draft
-// (notes/mcp-auth.md D2-D8) ends on an error page without redirecting; the SSRF guard refuses
+// (draft-ietf-oauth-client-id-metadata-document §3-§6) ends on an error page without redirecting; the SSRF guard refuses
 // special-use addresses without connecting when private networks are not allowed; HTTP caching is
 // honoured, failures are never cached; a changed redirect set is staged until approved.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -65,7 +65,7 @@ interface Claims {
   iat?: number;
   jti?: string;
 }
-/** An assertion as the MCP SDK signs it (notes/mcp-auth.md CC4), with `over` changing claims. */
+/** An assertion as the MCP SDK signs it (RFC 7523 §3 claims, 300 s lifetime), with `over` changing claims. */
 function assertion(clientId: string, key: Key, over: Claims = {}, header: Record<string, unknown> = {}): Promise<string> {
   const now = Math.floor(clock.now().getTime() / 1000);
   const claims = { iss: clientId, sub: clientId, aud: h.config.publicUrl, iat: now, exp: now + 300, jti: randomUUID(), ...over };

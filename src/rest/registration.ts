@@ -6,7 +6,7 @@
 //   401 invalid_token (RFC 7592: unknown client or wrong registration access token, alike),
 //   413 body too large, 429 too many registrations from this address (Retry-After).
 // Unauthenticated and open to browsers (CORS without credentials): MCP clients register with no
-// initial access token (notes/mcp-auth.md G6); the per-address limit replaces authentication.
+// initial access token (RFC 7591 §3 allows open registration; MCP clients such as Cursor fail on a 401 there); the per-address limit replaces authentication.
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
 import { RegistrationAccessDenied, RegistrationError, type RegistrationService } from "../modules/clients";
 import type { Clock } from "../shared/clock";

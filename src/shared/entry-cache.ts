@@ -17,6 +17,9 @@ import type { ChangeSubscriber } from "../storage/change-bus";
 export const NOT_CACHED: unique symbol = Symbol("not cached");
 export type NotCached = typeof NOT_CACHED;
 
+/** A hit answered synchronously, or a miss being loaded: what `get` (and the registries over it) return. */
+export type MaybePromise<T> = T | Promise<T>;
+
 export interface EntryCacheOptions<V> {
   name: string;
   maxEntries: number;
@@ -74,7 +77,7 @@ export class EntryCache<V> implements ChangeSubscriber {
   }
 
   /** The value, synchronously on a hit; otherwise a promise of the loaded value. */
-  get(key: string): V | null | Promise<V | null> {
+  get(key: string): MaybePromise<V | null> {
     const hit = this.peek(key);
     return hit !== undefined ? hit : this.load(key);
   }

@@ -10,7 +10,7 @@
 // per-entry cache; a miss is one query on the unique (clientId, resourceServerId) index.
 import type { Db } from "../../storage";
 import type { CacheFactory } from "../../storage/cache-factory";
-import type { EntryCache } from "../../shared/entry-cache";
+import type { EntryCache, MaybePromise } from "../../shared/entry-cache";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { isUniqueViolation } from "../../storage";
@@ -20,8 +20,6 @@ export interface ConnectionFacts {
   tenantId: string;
   status: ClientStatus;
 }
-
-type MaybePromise<T> = T | Promise<T>;
 
 export class ConnectionRegistry {
   private readonly cache: EntryCache<ConnectionFacts>;

@@ -4,7 +4,7 @@
 // metadata sent by the client that it does not understand").
 //
 // What is accepted (docs/oauth.md "Dynamic client registration", notes on real clients in
-// notes/mcp-auth.md G1-G6):
+// RFC 7591 §2-§3.2, MCP 2026-07-28 "Dynamic Client Registration"):
 // - redirect_uris: https; loopback http (127.0.0.1, [::1], localhost: any port at use time,
 //   RFC 8252 §7.3); a private-use scheme for application_type "native" (RFC 8252 §7.1, a
 //   reverse-domain scheme such as com.example.app:/callback). Mixed sets are fine (VS Code registers

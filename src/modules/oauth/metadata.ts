@@ -60,7 +60,7 @@ export function buildServerMetadata(publicUrl: string, grants: readonly GrantHan
     response_types_supported: [],
     grant_types_supported: grants.map((g) => g.grantType),
     token_endpoint_auth_methods_supported: [...CLIENT_AUTH_METHODS],
-    // RFC 8414 §2: required when private_key_jwt is listed (notes/mcp-auth.md CC3).
+    // RFC 8414 §2: required when private_key_jwt is listed (and token_endpoint_auth_signing_alg_values_supported with it, RFC 8414 §2).
     token_endpoint_auth_signing_alg_values_supported: [...ASSERTION_SIGNING_ALGS],
     // RFC 7009 §2.1: revocation authenticates clients exactly like the token endpoint.
     revocation_endpoint: base + OAUTH_PATHS.revocation,

@@ -9,7 +9,7 @@
 // that write, so a resource hit is re-validated against the server entry before it is trusted.
 import type { Db } from "../../storage";
 import type { CacheFactory } from "../../storage/cache-factory";
-import type { EntryCache } from "../../shared/entry-cache";
+import type { EntryCache, MaybePromise } from "../../shared/entry-cache";
 import { verifySecret } from "../../shared/crypto";
 import { canonicalResource } from "../../shared/resource-url";
 
@@ -21,8 +21,6 @@ export interface RegisteredServer {
   state: string;
   registrationModes: string[];
 }
-
-type MaybePromise<T> = T | Promise<T>;
 
 export class ResourceServerRegistry {
   private readonly byId: EntryCache<RegisteredServer>;

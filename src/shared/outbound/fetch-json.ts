@@ -2,7 +2,7 @@
 // jwks_uri), under the scan's guard: the host is resolved once and refused when any address is not
 // public (unless allowPrivateNetworks), the connection is pinned to the checked addresses,
 // redirects are never followed, only 200 is success, at most maxBytes are read, within a short
-// deadline (notes/mcp-auth.md D3, D7). The answer's Cache-Control max-age says how long it may be
+// deadline (draft-ietf-oauth-client-id-metadata-document §6.5, RFC 6890 special-use addresses). The answer's Cache-Control max-age says how long it may be
 // reused (RFC 9111), bounded; no-store/no-cache mean not at all. `what` names the document in
 // the refusal reasons ("the metadata document ...").
 import { BudgetExceededError, ByteBudget, boundedFetch } from "./bounded-fetch";

@@ -1,5 +1,5 @@
 // Which client_ids are Client ID Metadata Document URLs, and which of those are acceptable
-// (draft-ietf-oauth-client-id-metadata-document §3, notes/mcp-auth.md D2): https, a path other
+// (draft-ietf-oauth-client-id-metadata-document §3): https, a path other
 // than "/", no "." or ".." segments, no fragment, no userinfo; a query is refused too (the draft
 // says SHOULD NOT; refusing keeps one document per URL). Our own client_ids start "tgc_", never
 // "https://", so the two kinds cannot collide.

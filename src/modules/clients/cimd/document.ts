@@ -1,10 +1,10 @@
 // Validation of a fetched Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document
-// §4, MCP 2025-11-25 "Client ID Metadata Documents", notes/mcp-auth.md D4): a JSON object whose
+// §4, MCP 2025-11-25 "Client ID Metadata Documents"): a JSON object whose
 // client_id equals the URL it was fetched from (simple string comparison), with client_name and
 // redirect_uris (MCP requires both); no shared secret: token_endpoint_auth_method must not be a
 // client_secret_* method and client_secret / client_secret_expires_at must not appear. The rest
 // is read like RFC 7591 metadata (registration-metadata.ts: redirect URI rules, grant types).
-// A confidential CIMD client uses private_key_jwt (RFC 7523 §2.2, notes/mcp-auth.md CC2) with
+// A confidential CIMD client uses private_key_jwt (RFC 7523 §2.2; a document may not carry a shared secret, draft-ietf-oauth-client-id-metadata-document §4.1) with
 // exactly one of `jwks` (its public keys inline, RFC 7591 §2) or `jwks_uri` (https; fetched at the
 // token endpoint through the same SSRF guard): docs/decisions/0025-private-key-jwt.md.
 import { strictUrl } from "../../../shared/urls";

@@ -1,6 +1,6 @@
 // Fetches a Client ID Metadata Document with the same guard as a scan (src/shared/outbound,
 // fetch-json.ts): pinned to checked public addresses, no redirects, only 200, at most 5 KB, within
-// a short deadline (notes/mcp-auth.md D3, D7); its Cache-Control max-age, bounded, says how long
+// a short deadline (draft-ietf-oauth-client-id-metadata-document §4 and §6.5: no redirects, special-use addresses refused, docs/decisions/0007-discovery.md); its Cache-Control max-age, bounded, says how long
 // it may be reused (D6).
 import { fetchJsonDocument, type FetchedJson, type OutboundFetchOptions } from "../../../shared/outbound/fetch-json";
 

@@ -1,5 +1,5 @@
-// private_key_jwt client authentication (RFC 7523 §2.2 and §3, RFC 7521 §4.2; notes/mcp-auth.md
-// CC2, CC4; docs/decisions/0025-private-key-jwt.md). The client sends
+// private_key_jwt client authentication (RFC 7523 §2.2 and §3, RFC 7521 §4.2; MCP 2025-11-25
+// "Client Credentials"; docs/decisions/0025-private-key-jwt.md). The client sends
 //   client_assertion_type=urn:ietf:params:oauth:client-assertion-type:jwt-bearer
 //   client_assertion=<JWT signed with one of its keys>
 // and may omit client_id: the assertion's sub names the client (and iss must equal it). Checks,
@@ -21,7 +21,7 @@ import type { UsedClientAssertions } from "./used-client-assertions";
 
 export const CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 export const ASSERTION_SIGNING_ALGS = ["ES256", "RS256", "PS256", "EdDSA"] as const;
-/** The TypeScript MCP SDK signs for 300 s (notes/mcp-auth.md CC4). */
+/** The TypeScript MCP SDK signs for 300 s (its `auth/client-credentials` helper; RFC 7523 §3 leaves the lifetime to the issuer). */
 export const ASSERTION_MAX_LIFETIME_S = 300;
 export const ASSERTION_CLOCK_SKEW_S = 60;
 const MAX_ASSERTION_CHARS = 8_192;
