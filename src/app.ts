@@ -47,6 +47,7 @@ import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
 import { REGISTRATION_PATH, registrationRouter, type RegistrationHttpStats } from "./rest/registration";
 import { notFoundUnlessRouted, requireJsonBody } from "./rest/request-guards";
+import { gatewayPrefixAlias } from "./rest/gateway-prefix";
 
 export interface AppDeps {
   config: Config;
@@ -164,7 +165,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       serverById: (id) => registry.get(id),
       serversByResource: (resource) => registry.findAllByResource(resource),
       connectionStatus: async (clientId, serverId) => (await connectionRegistry.get(clientId, serverId))?.status ?? null,
-      connect: (input) => connectionWriter.connect(input),
+      // The connection row names the roles through which the user holds what was granted.
+      connect: async (input) => connectionWriter.connect({ ...input, roles: await rbac.grantingRoles.forUser(input.tenantId, input.resourceServerId, input.userId, input.scopes) }),
       describe: (tenantId, serverId, scopes) => describeForConsent(deps.db, tenantId, serverId, scopes),
       verifyUser: (workspaceId, email, password, source) => tenancy.verifyCredentials(workspaceId, email, password, source),
       userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
@@ -183,6 +185,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     keys,
     servers: registry,
     serverLookup: resourceServers,
+    clientGrants: rbac.grantingRoles,
     scopes: rbac.resolver,
     signin: { codes: signin.codes, refreshTokens: signin.refreshTokens, userScopes: (t, r, u) => resolver.userScopes(t, r, u) },
     connectionRegistry,
@@ -244,6 +247,8 @@ export function createHttpApp(services: Services): Express {
   // one can read the HTTP figures then, so requests are not timed at all.
   if (services.config.metricsToken) app.use(httpMetrics(services.metrics.httpDuration, [GRAPHQL_PATH]));
   app.use(requestLog(logger));
+  // /svc/uflow/v2/... is answered as /uflow/v2/... (the spec's gateway prefix; rest/gateway-prefix.ts).
+  app.use(gatewayPrefixAlias);
   // The OAuth endpoints first: they are the hottest paths (token, introspection), and every layer
   // above a route is a path match on each of its requests (docs/decisions/0021-oauth-hot-path-http.md).
   // They parse their own forms and answer every error in the OAuth shape (their error handler is

@@ -98,17 +98,38 @@ describe("one registration, two servers in two workspaces", () => {
       resource_server_id: a.serverId,
       workspace_id: h.workspaceId,
       scopes_granted: ["notes:read", "notes:write"],
+      // The spec's "Active connection row": the role through which the scopes were granted, and who signed in.
+      roles_granted: [{ role_id: expect.any(String), role_name: expect.stringMatching(/^Notes A role /) }],
+      connected_user_id: a.userIds[0],
       last_connected_at: expect.any(String),
       first_connected_at: expect.any(String),
     });
-    // The pre-registered client is listed too, as before.
-    expect(listA.body.items.map((c: any) => [c.client_id, c.registration_mode])).toContainEqual([a.clientId, "prereg"]);
+    // The pre-registered client is listed too, as before, with what it holds there now (never null).
+    const prereg = listA.body.items.find((c: any) => c.client_id === a.clientId);
+    expect(prereg).toMatchObject({ registration_mode: "prereg", scopes_granted: ["notes:read", "notes:write"], roles_granted: [], connected_user_id: null });
     const listB = await listClients(b, adminB);
     expect(listB.body.items.find((c: any) => c.client_id === dcr.clientId)).toMatchObject({ status: "approved", resource_server_id: b.serverId });
     // Workspace B cannot see A's server at all.
     expect((await listClients(a, adminB)).status).toBe(404);
     const rows = await h.db.connection.findMany({ where: { clientId: dcr.clientId } });
     expect(rows.map((r) => [r.resourceServerId, r.status]).sort()).toEqual([[a.serverId, "approved"], [b.serverId, "approved"]].sort());
+  });
+
+  it("a pre-registered client's row names its service-account roles and the scopes they add, live", async () => {
+    const server = await h.admin("POST", `/svc/resource-servers/${a.serverId}/scopes`, { id: "notes:sync", name: "Sync notes" });
+    expect(server.status).toBe(201);
+    const m2m = await h.admin("POST", `/svc/resource-servers/${a.serverId}/clients`, { client_name: "sync", kind: "m2m", redirect_uris: [], grant_types: ["client_credentials"], allowed_scopes: ["notes:read"] });
+    const role = await h.admin("POST", "/svc/authmgr/roles", { name: "Notes admin", grants: [{ resource_server_id: a.serverId, scope_ids: ["notes:sync"] }] });
+    const row = async () => (await listClients(a, h.adminToken)).body.items.find((c: any) => c.client_id === m2m.body.client_id);
+    expect(await row()).toMatchObject({ scopes_granted: ["notes:read"], roles_granted: [] });
+    const bound = await h.admin("POST", `/svc/clientms/clients/${m2m.body.client_id}/role-bindings`, { tenant_id: h.workspaceId, role_id: role.body.id });
+    expect(bound.status).toBe(201);
+    expect(await row()).toMatchObject({ scopes_granted: ["notes:read", "notes:sync"], roles_granted: [{ role_id: role.body.id, role_name: "Notes admin" }] });
+    expect((await h.admin("GET", `/svc/resource-servers/${a.serverId}/clients/${m2m.body.client_id}`)).body.roles_granted).toEqual([{ role_id: role.body.id, role_name: "Notes admin" }]);
+    // An expired binding grants nothing (the resolver's rule).
+    await h.admin("DELETE", `/uflow/v2/role-bindings/${bound.body.id}`);
+    await h.admin("POST", `/svc/clientms/clients/${m2m.body.client_id}/role-bindings`, { tenant_id: h.workspaceId, role_id: role.body.id, expires_at: "2020-01-01T00:00:00Z" });
+    expect(await row()).toMatchObject({ scopes_granted: ["notes:read"], roles_granted: [] });
   });
 
   it("a second authorization reuses the connection (no second row) and stamps it", async () => {
@@ -186,7 +207,7 @@ describe("authorization requests of a client of no workspace", () => {
 
   it("shows the client name as unverified, and the server, workspace and scope descriptions on the consent page", async () => {
     const reg = await h.request("POST", "/oauth/register", { json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "Fresh <b>client</b>" } });
-    const scope = await h.admin("POST", `/svc/resource-servers/${a.serverId}/scopes`, { id: "notes:admin", name: "Administer notes", description: "Delete anyone's notes" });
+    const scope = await h.admin("POST", `/svc/resource-servers/${a.serverId}/scopes`, { id: "notes:export", name: "Export notes", description: "Delete anyone's notes" });
     expect(scope.status).toBe(201);
     const url = new URL(`${h.config.publicUrl}/oauth/authorize`);
     url.search = new URLSearchParams({
@@ -195,7 +216,7 @@ describe("authorization requests of a client of no workspace", () => {
       redirect_uri: "http://127.0.0.1:54321/callback",
       code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
       code_challenge_method: "S256",
-      scope: "notes:read notes:admin",
+      scope: "notes:read notes:export",
       resource: a.resource,
     }).toString();
     const bw = browser(h.config.publicUrl, h.url);
@@ -207,7 +228,7 @@ describe("authorization requests of a client of no workspace", () => {
     expect(consent.html).toContain("<strong>Notes A</strong>");
     expect(consent.html).toContain("in the workspace\n<strong>Acme</strong>");
     expect(consent.html).toContain("<strong>127.0.0.1:54321</strong>");
-    expect(consent.html).toContain("<li>Administer notes (<code>notes:admin</code>): Delete anyone&#39;s notes</li>");
+    expect(consent.html).toContain("<li>Export notes (<code>notes:export</code>): Delete anyone&#39;s notes</li>");
     expect(consent.html).toContain("<code>notes:read</code>");
   });
 });

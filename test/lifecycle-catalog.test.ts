@@ -51,21 +51,27 @@ describe("tools", () => {
     }
   });
 
-  it("marks a tool public only with the typed confirmation, and can close it again", async () => {
+  it("marks a tool public with no body as the spec shows, naming every public tool in the answer; a confirm sent must match; can close it again", async () => {
     const id = await scanned();
     const tid = await toolId(id, "list_dir");
     const wrong = await call(id, "POST", `/tools/${tid}/public`, { confirm: "List_dir" });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toBe("confirm: must repeat the tool name exactly");
-    expect((await call(id, "POST", `/tools/${tid}/public`, {})).body.error).toMatch(/^confirm: /);
-    const ok = await call(id, "POST", `/tools/${tid}/public`, { confirm: "list_dir" });
-    expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ tool_id: tid, tool_name: "list_dir", is_public: true });
+    expect((await call(id, "GET", "/scope-matrix")).body.scope_matrix).toEqual({}); // nothing changed
+    // The spec's call: no body, no content type.
+    const bare = await h.request("POST", `/svc/resource-servers/${id}/tools/${tid}/public`, { token: h.adminToken });
+    expect(bare.status).toBe(200);
+    expect(bare.body).toMatchObject({ tool_id: tid, tool_name: "list_dir", is_public: true, public_tools: ["list_dir"] });
     expect((await call(id, "GET", "/scope-matrix")).body.scope_matrix).toEqual({ list_dir: [] });
-    const closed = await call(id, "POST", `/tools/${tid}/public`, { confirm: "list_dir", is_public: false });
-    expect(closed.body.is_public).toBe(false);
-    expect((await call(id, "GET", "/scope-matrix")).body.scope_matrix).toEqual({});
-    expect((await call(id, "POST", `/tools/00000000-0000-4000-8000-000000000000/public`, { confirm: "x" })).status).toBe(404);
+    // The typed confirmation stays accepted; the answer names every public tool of the server.
+    const second = await call(id, "POST", `/tools/${await toolId(id, "read_file")}/public`, { confirm: "read_file" });
+    expect(second.body).toMatchObject({ tool_name: "read_file", is_public: true, public_tools: ["list_dir", "read_file"] });
+    expect((await call(id, "GET", "/activation-preview")).body.public_tools).toEqual(["list_dir", "read_file"]);
+    const closed = await call(id, "POST", `/tools/${tid}/public`, { is_public: false });
+    expect(closed.body).toMatchObject({ is_public: false, public_tools: ["read_file"] });
+    expect((await call(id, "GET", "/scope-matrix")).body.scope_matrix).toEqual({ read_file: [] });
+    expect((await call(id, "POST", `/tools/${tid}/public`, { confirm: "list_dir", extra: 1 })).status).toBe(400);
+    expect((await call(id, "POST", `/tools/00000000-0000-4000-8000-000000000000/public`)).status).toBe(404);
   });
 });
 

@@ -40,7 +40,8 @@ export function toolsScopesRouter(l: ResourceServerLifecycle): Router {
   });
   r.post(`${base}/tools/:tool_id/public`, async (req, res) => {
     const { id, tool_id } = parseWith(toolParams, req.params);
-    res.json(await l.catalog.setPublic(actorOf(res), id, tool_id, parseWith(markPublicSchema, req.body)));
+    // The spec's call has no body (Express leaves req.body undefined then).
+    res.json(await l.catalog.setPublic(actorOf(res), id, tool_id, parseWith(markPublicSchema, req.body ?? {})));
   });
   r.post(`${base}/tools/:tool_id/approve-definition`, async (req, res) => {
     const { id, tool_id } = parseWith(toolParams, req.params);

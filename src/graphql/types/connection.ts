@@ -9,6 +9,18 @@ import { idSchema, parseArg } from "../validation";
 import { ClientStatusEnum, enumValue, stringList } from "./enums";
 import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 
+interface GrantedRoleShape {
+  role_id: string;
+  role_name: string;
+}
+const GrantedRole = builder.objectRef<GrantedRoleShape>("GrantedRole").implement({
+  description: "A role through which a connection's scopes were granted (the spec's \"Active connection row\").",
+  fields: (t) => ({
+    roleId: t.exposeID("role_id"),
+    roleName: t.exposeString("role_name"),
+  }),
+});
+
 builder.prismaObject("Connection", {
   select: { id: true },
   fields: (t) => ({
@@ -22,6 +34,13 @@ builder.prismaObject("Connection", {
       select: { scopesGranted: true },
       resolve: (c) => stringList(c.scopesGranted),
     }),
+    rolesGranted: t.field({
+      type: [GrantedRole],
+      description: "The roles through which the signed-in user held those scopes at the latest authorization.",
+      select: { rolesGranted: true },
+      resolve: (c) => (c.rolesGranted as GrantedRoleShape[] | null) ?? [],
+    }),
+    connectedUserId: t.exposeID("lastUserId", { nullable: true, description: "The user who signed in at the latest authorization." }),
     firstConnectedAt: t.expose("firstConnectedAt", { type: "DateTime" }),
     lastConnectedAt: t.expose("lastConnectedAt", { type: "DateTime" }),
     revokedAt: t.expose("revokedAt", { type: "DateTime", nullable: true }),

@@ -115,17 +115,17 @@ builder.mutationFields((t) => ({
   }),
   setToolPublic: t.prismaField({
     type: "Tool",
-    description: "POST .../tools/:tool_id/public: `confirm` must repeat the tool's name.",
+    description: "POST .../tools/:tool_id/public: opens the tool to every caller with a token for the server; `confirm`, when given, must repeat the tool's name.",
     args: {
       resourceServerId: t.arg.id({ required: true }),
       toolId: t.arg.id({ required: true }),
-      confirm: t.arg.string({ required: true }),
+      confirm: t.arg.string({ required: false }),
       isPublic: t.arg.boolean({ required: false, defaultValue: true }),
     },
     resolve: async (query, _root, args, ctx) => {
       const rsId = parseArg(idSchema, args.resourceServerId, "resourceServerId");
       const toolId = parseArg(idSchema, args.toolId, "toolId");
-      const input = parseArg(markPublicSchema, { confirm: args.confirm, is_public: args.isPublic ?? true }, "input");
+      const input = parseArg(markPublicSchema, { confirm: args.confirm ?? undefined, is_public: args.isPublic ?? true }, "input");
       await ctx.services.lifecycle.catalog.setPublic(ctx.actor, rsId, toolId, input);
       return ctx.reads.tool.findFirstOrThrow({ ...query, where: { id: toolId } });
     },

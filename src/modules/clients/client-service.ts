@@ -23,7 +23,7 @@ import {
   type RotateSecretInput,
   type UpdateClientInput,
 } from "./schemas";
-import { toClientView, type ClientView, type CreatedClientView, type RotatedSecretView } from "./views";
+import { toClientView, type ClientView, type CreatedClientView, type PreregGrants, type RotatedSecretView } from "./views";
 
 /**
  * Client secrets are 256-bit random strings, shown once, stored as a peppered hash
@@ -33,6 +33,11 @@ export const SECRET_BYTES = 32;
 /** client_id: "tgc_" + 128 random bits, base64url — opaque and URL-safe (docs/decisions/0003-client-secrets.md). */
 export const CLIENT_ID_PREFIX = "tgc_";
 export const CLIENT_ID_BYTES = 16;
+
+/** What pre-registered clients hold on their server now (rbac's GrantingRoles, wired in app.ts). */
+export interface ClientGrantsSource {
+  forClients(tenantId: string, resourceServerId: string, clients: ReadonlyArray<{ id: string; allowedScopes: readonly string[] }>): Promise<Map<string, PreregGrants>>;
+}
 
 /** How the clients module finds the live resource server named in a path (resource-servers module). */
 export interface ServerLookup {
@@ -46,7 +51,19 @@ export class ClientService {
     private readonly pepper: Buffer,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly grants: ClientGrantsSource,
   ) {}
+
+  /** Views of one server's clients: pre-registered ones with their grants there now (one lookup for all). */
+  private async views(tenantId: string, resourceServerId: string, rows: ReadonlyArray<{ client: Client; connection?: Connection | null }>): Promise<ClientView[]> {
+    const prereg = rows.filter((r) => !r.connection).map((r) => ({ id: r.client.id, allowedScopes: r.client.allowedScopes as string[] }));
+    const grants = await this.grants.forClients(tenantId, resourceServerId, prereg);
+    return rows.map((r) => toClientView(r.client, r.connection, r.connection ? undefined : grants.get(r.client.id)));
+  }
+
+  private async view(tenantId: string, resourceServerId: string, client: Client, connection?: Connection | null): Promise<ClientView> {
+    return (await this.views(tenantId, resourceServerId, [{ client, connection }]))[0]!;
+  }
 
   /**
    * Pre-registration (registration_mode "prereg"). The answer is the only place the secret appears.
@@ -129,13 +146,15 @@ export class ClientService {
       orderBy: CLIENT_LIST.orderBy,
       take: query.limit + 1,
     });
-    return CLIENT_LIST.page(rows, query.limit, (r) => toClientView(r, r.connections[0]));
+    const prereg = rows.filter((r) => r.connections.length === 0).map((r) => ({ id: r.id, allowedScopes: r.allowedScopes as string[] }));
+    const grants = await this.grants.forClients(actor.tenantId, resourceServerId, prereg);
+    return CLIENT_LIST.page(rows, query.limit, (r) => toClientView(r, r.connections[0], grants.get(r.id)));
   }
 
   async get(actor: Actor, resourceServerId: string, clientId: string): Promise<ClientView> {
     assertCanRead(actor);
     const { client, connection } = await this.findAny(this.db, actor, resourceServerId, clientId);
-    return toClientView(client, connection);
+    return this.view(actor.tenantId, resourceServerId, client, connection);
   }
 
   /** Changes the configurable properties; a narrower allowed_scopes narrows live tokens at once. */
@@ -163,7 +182,7 @@ export class ClientService {
       });
       return updated;
     });
-    return toClientView(row);
+    return this.view(actor.tenantId, resourceServerId, row);
   }
 
   /**
@@ -187,7 +206,7 @@ export class ClientService {
       const updated = await tx.client.update({ where: { id: found.client.id }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
       return { client: updated, connection: null };
     });
-    return toClientView(client, connection);
+    return this.view(actor.tenantId, resourceServerId, client, connection);
   }
 
   /** Revokes a dcr/cimd client's connection to this server (404 when it has none here): revoke() for connections only. */
@@ -232,7 +251,7 @@ export class ClientService {
       return tx.client.findUniqueOrThrow({ where: { id: current.id } });
     });
     return {
-      ...toClientView(row),
+      ...(await this.view(actor.tenantId, resourceServerId, row)),
       client_secret: secret,
       client_secret_expires_at: 0,
       rotated_at: row.updatedAt.toISOString(),
@@ -258,7 +277,7 @@ export class ClientService {
       });
       return { client: updated, previous: current.redirectUris as string[], connection };
     });
-    return { ...toClientView(client, connection), staged_redirect_uris: null, previous_redirect_uris: previous };
+    return { ...(await this.view(actor.tenantId, resourceServerId, client, connection)), staged_redirect_uris: null, previous_redirect_uris: previous };
   }
 
   /**

@@ -50,6 +50,9 @@ export interface ConnectInput {
   resourceServerId: string;
   tenantId: string;
   scopes: readonly string[];
+  /** The user who signed in, and the roles through which they hold those scopes (the "Active connection row"). */
+  userId: string;
+  roles: ReadonlyArray<{ role_id: string; role_name: string }>;
 }
 
 /** The writes of connections (the clients module owns the table). */
@@ -77,7 +80,7 @@ export class ConnectionWriter {
           const current = await tx.connection.findUnique({ where: key, select: { status: true } });
           if (current) {
             if (current.status === "revoked") return false;
-            await tx.connection.update({ where: key, data: { lastConnectedAt: now, scopesGranted: [...input.scopes] } });
+            await tx.connection.update({ where: key, data: { lastConnectedAt: now, scopesGranted: [...input.scopes], rolesGranted: [...input.roles], lastUserId: input.userId } });
             return true;
           }
           await tx.connection.create({
@@ -89,6 +92,8 @@ export class ConnectionWriter {
               tenantId: input.tenantId,
               status: "approved",
               scopesGranted: [...input.scopes],
+              rolesGranted: [...input.roles],
+              lastUserId: input.userId,
               firstConnectedAt: now,
               lastConnectedAt: now,
               createdAt: now,

@@ -1,4 +1,4 @@
-export { ClientService, type ServerLookup } from "./client-service";
+export { ClientService, type ServerLookup, type ClientGrantsSource } from "./client-service";
 export { ClientRegistry, type RegisteredClient, type AssertionKeys } from "./registry";
 export { LastUsedRecorder } from "./last-used";
 export { ConnectionRegistry, ConnectionWriter, type ConnectionFacts, type ConnectInput } from "./connections";

@@ -2,12 +2,25 @@
 // creation or rotation answer (client-service.ts), and nowhere else.
 import type { Client, Connection } from "../../generated/sqlite/client";
 
+/** A role through which scopes were granted (the spec's "Active connection row": "role and scopes granted"). */
+export interface RoleGrantedView {
+  role_id: string;
+  role_name: string;
+}
+
+/** A pre-registered client's grants on its server now: service-account roles, and allowed scopes plus theirs. */
+export interface PreregGrants {
+  roles: RoleGrantedView[];
+  scopes: string[];
+}
+
 /**
  * One client as a server's list shows it. A dcr/cimd client is shown through its connection to
- * that server (its status, workspace and connection times); a pre-registered one through its own
- * record (last_connected_at is its last token request).
+ * that server (its status, workspace and connection times, and the scopes and roles of its latest
+ * authorization); a pre-registered one through its own record (last_connected_at is its last token
+ * request) and `grants`, what it holds on the server now.
  */
-export function toClientView(c: Client, connection?: Connection | null) {
+export function toClientView(c: Client, connection?: Connection | null, grants?: PreregGrants) {
   const connected = connection ?? null;
   return {
     client_id: c.clientId,
@@ -31,8 +44,15 @@ export function toClientView(c: Client, connection?: Connection | null) {
     last_used_at: c.lastUsedAt?.toISOString() ?? null,
     first_connected_at: connected ? connected.firstConnectedAt.toISOString() : null,
     last_connected_at: (connected ? connected.lastConnectedAt : c.lastUsedAt)?.toISOString() ?? null,
-    /** Scopes granted at the latest authorization (connections); what tokens carry is resolved at introspection. */
-    scopes_granted: connected ? (connected.scopesGranted as string[]) : null,
+    /**
+     * Connections: the scopes granted at the latest authorization (what tokens carry is resolved
+     * at introspection). Pre-registered clients: what the client holds on its server now.
+     */
+    scopes_granted: connected ? (connected.scopesGranted as string[]) : (grants?.scopes ?? [...(c.allowedScopes as string[])].sort()),
+    /** The roles through which those scopes were granted: the signed-in user's (connections) or the client's service-account roles. */
+    roles_granted: connected ? ((connected.rolesGranted as RoleGrantedView[] | null) ?? []) : (grants?.roles ?? []),
+    /** The user who signed in at the connection's latest authorization (null for pre-registered clients). */
+    connected_user_id: connected?.lastUserId ?? null,
   };
 }
 export type ClientView = ReturnType<typeof toClientView>;

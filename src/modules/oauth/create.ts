@@ -6,7 +6,7 @@ import type { Db } from "../../storage";
 import type { CacheFactory } from "../../storage/cache-factory";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
-import { ClientRegistry, ClientService, LastUsedRecorder, type ConnectionRegistry, type ServerLookup } from "../clients";
+import { ClientRegistry, ClientService, LastUsedRecorder, type ClientGrantsSource, type ConnectionRegistry, type ServerLookup } from "../clients";
 import { ConnectionGate } from "./connection-gate";
 import type { ResourceServerRegistry } from "../resource-servers";
 import {
@@ -46,6 +46,8 @@ export interface OAuthDeps {
   servers: ResourceServerRegistry;
   /** Finds the live server named in an admin path (ResourceServerService.findLive). */
   serverLookup: ServerLookup;
+  /** What pre-registered clients hold on their server now (rbac), for their list rows. */
+  clientGrants: ClientGrantsSource;
   /** What a token's subject may hold now (the RBAC scope resolver). */
   scopes: SubjectScopeResolver;
   /** Where failures off the request path (a background reload) and fail-closed answers are reported. */
@@ -86,7 +88,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const clientRegistry = new ClientRegistry(db, deps.pepper, caches);
   const revocations = new RevocationList(db, clock, caches.bus, deps.onBackgroundError);
   await revocations.load(); // small by construction: unexpired revocations only
-  const clients = new ClientService(db, deps.serverLookup, deps.pepper, clock, ids);
+  const clients = new ClientService(db, deps.serverLookup, deps.pepper, clock, ids, deps.clientGrants);
   const lastUsed = new LastUsedRecorder(db, clock);
   const verifier = new AccessTokenVerifier(deps.jwt, deps.keys, clock, caches.bus);
   const issuer = new AccessTokenIssuer(deps.jwt, clock, ids);

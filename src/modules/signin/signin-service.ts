@@ -28,7 +28,7 @@ export interface SignInPorts extends AuthorizePorts {
   /** The scopes the user holds now on the server (the one scope resolver), or null when they may hold nothing in the workspace. */
   userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
   /** Records a dcr/cimd client's authorization for the server (clients' ConnectionWriter); false when the connection is revoked. */
-  connect(input: { clientId: string; resourceServerId: string; tenantId: string; scopes: readonly string[] }): Promise<boolean>;
+  connect(input: { clientId: string; resourceServerId: string; tenantId: string; scopes: readonly string[]; userId: string }): Promise<boolean>;
   /** What the consent page names: the server, its workspace, and each scope's name and description. */
   describe(tenantId: string, resourceServerId: string, scopes: readonly string[]): Promise<ConsentContext>;
 }
@@ -166,7 +166,7 @@ export class SignInService {
     // A dcr/cimd client's first authorization for this server creates its connection (approved:
     // spec "Approval is automatic"); later ones stamp it. A connection revoked meanwhile refuses.
     if (t.r.viaConnection) {
-      const connected = await this.ports.connect({ clientId: t.r.clientId, resourceServerId: t.r.resourceServerId, tenantId: t.r.tenantId, scopes: granted });
+      const connected = await this.ports.connect({ clientId: t.r.clientId, resourceServerId: t.r.resourceServerId, tenantId: t.r.tenantId, scopes: granted, userId: t.u });
       if (!connected) return this.errorRedirect(t.r, "access_denied", "this client's access to the resource server was revoked");
     }
     const code = await this.codes.issue(

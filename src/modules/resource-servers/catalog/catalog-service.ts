@@ -86,14 +86,21 @@ export class CatalogService {
    * Public means "no scope needed" (matrix entry []). Opening a tool needs the typed confirmation;
    * `is_public: false` closes it again and its existing scope mappings apply once more.
    */
-  async setPublic(actor: Actor, rsId: string, toolId: string, input: MarkPublicInput): Promise<ToolView> {
+  /**
+   * Opens (or closes) a tool to every caller with a token for the server. The answer names every
+   * public tool of the server after the change, so the widening is never silent (the activation
+   * preview lists them too); a `confirm` that is sent must repeat the tool's name.
+   */
+  async setPublic(actor: Actor, rsId: string, toolId: string, input: MarkPublicInput): Promise<ToolView & { public_tools: string[] }> {
     assertCanWrite(actor);
-    await this.db.$transaction(async (tx) => {
+    const publicTools = await this.db.$transaction(async (tx) => {
       const tool = await this.lockedTool(tx, actor, rsId, toolId);
-      if (input.confirm !== tool.name) throw badRequest("confirm: must repeat the tool name exactly");
+      if (input.confirm !== undefined && input.confirm !== tool.name) throw badRequest("confirm: must repeat the tool name exactly");
       await tx.tool.update({ where: { id: tool.id }, data: { isPublic: input.is_public, updatedAt: this.clock.now() } });
+      const open = await tx.tool.findMany({ where: { tenantId: actor.tenantId, resourceServerId: rsId, isPublic: true }, select: { name: true }, orderBy: { name: "asc" } });
+      return open.map((t) => t.name);
     });
-    return toToolView(await this.loadTool(actor, rsId, toolId));
+    return { ...toToolView(await this.loadTool(actor, rsId, toolId)), public_tools: publicTools };
   }
 
   async createScope(actor: Actor, rsId: string, input: CreateScopeInput): Promise<ScopeView> {

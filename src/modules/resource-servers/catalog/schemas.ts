@@ -32,9 +32,13 @@ export const createToolSchema = z
 export type CreateToolInput = z.infer<typeof createToolSchema>;
 
 /** Typed confirmation: the administrator repeats the tool's name (docs/decisions/0015-public-tool-confirmation.md). */
+/**
+ * POST .../tools/:tool_id/public: the spec sends no body; a `confirm` that is sent must repeat the
+ * tool's name (docs/decisions/0015-public-tool-confirmation.md, amended).
+ */
 export const markPublicSchema = z
   .object({
-    confirm: z.string({ error: "must repeat the tool name" }).min(1).max(256),
+    confirm: z.string({ error: "must repeat the tool name" }).min(1).max(256).optional(),
     is_public: z.boolean().default(true),
   })
   .strict();

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Connection" ADD COLUMN     "lastUserId" TEXT,
+ADD COLUMN     "rolesGranted" JSONB;
