@@ -48,6 +48,8 @@ import { authorizeRouter } from "./rest/authorize";
 import { REGISTRATION_PATH, registrationRouter, type RegistrationHttpStats } from "./rest/registration";
 import { notFoundUnlessRouted, requireJsonBody } from "./rest/request-guards";
 import { gatewayPrefixAlias } from "./rest/gateway-prefix";
+import { migrationsRouter } from "./rest/migrations";
+import { MigrationService } from "./modules/operations";
 
 export interface AppDeps {
   config: Config;
@@ -56,6 +58,8 @@ export interface AppDeps {
   logger: Logger;
   clock?: Clock;
   ids?: IdGenerator;
+  /** Where the shipped migrations are (default: prisma/migrations of this installation). */
+  migrationsRoot?: string;
 }
 
 /** Everything the composition root builds; tests and the CLI reach services through this. */
@@ -100,6 +104,8 @@ export interface Services {
   cimd: CimdClients;
   /** Counters of the registration endpoint's HTTP limits (set when the HTTP app is built). */
   registrationHttpStats: RegistrationHttpStats;
+  /** Database migrations of the installation (owner only; /svc/migration). */
+  migrations: MigrationService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -232,6 +238,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     registration,
     cimd,
     registrationHttpStats: { rateLimited: 0, tooLarge: 0 },
+    migrations: new MigrationService(deps.db, deps.config.database.kind, deps.migrationsRoot),
   };
 }
 
@@ -282,6 +289,7 @@ export function createHttpApp(services: Services): Express {
     groupsRouter(services.rbac.groups),
     roleBindingsRouter(services.rbac.bindings),
     effectiveAccessRouter(services.rbac.effectiveAccess),
+    migrationsRouter(services.migrations),
   ];
   const unauthenticated = [healthRouter(db, services.changes), authRouter(tenancy)];
 

@@ -20,6 +20,11 @@ export function assertCanWrite(actor: Actor): void {
   if (!WRITERS.has(actor.role)) throw forbidden("this action needs the owner or admin role in the workspace");
 }
 
+/** What changes the whole installation (database migrations) needs a workspace owner. */
+export function assertOwner(actor: Actor): void {
+  if (actor.role !== "owner") throw forbidden("this action needs the owner role in the workspace");
+}
+
 /** Owners, admins and read-only auditors may read the workspace. */
 export function assertCanRead(actor: Actor): void {
   if (!READERS.has(actor.role)) throw forbidden("this action needs the owner, admin or readonly_auditor role in the workspace");

@@ -39,19 +39,53 @@ export function splitStatements(sql: string): string[] {
 }
 
 // An arbitrary constant: every instance migrating one PostgreSQL database takes the same lock.
-const PG_ADVISORY_LOCK_KEY = 7_361_294_017;
+export const PG_ADVISORY_LOCK_KEY = 7_361_294_017;
 
-export async function migrate(db: Db, kind: "sqlite" | "postgresql", root = MIGRATIONS_ROOT): Promise<string[]> {
+/** Another runner (an instance starting, `toolgate migrate`, the migration API) holds the lock now. */
+export class MigrationLockedError extends Error {}
+
+export interface MigrationState {
+  name: string;
+  /** applied; pending (shipped, not applied yet); changed (applied, but its file no longer matches: start-up refuses). */
+  state: "applied" | "pending" | "changed";
+  applied_at: string | null;
+}
+
+const MIGRATIONS_TABLE = `CREATE TABLE IF NOT EXISTS "_toolgate_migrations" ("name" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "applied_at" TEXT NOT NULL)`;
+
+/** Every shipped migration with its state on this database, in the order they apply. */
+export async function migrationStates(db: Db, kind: "sqlite" | "postgresql", root = MIGRATIONS_ROOT): Promise<MigrationState[]> {
+  await db.$executeRawUnsafe(MIGRATIONS_TABLE);
+  const rows = await db.$queryRawUnsafe<Array<{ name: string; checksum: string; applied_at: string }>>(`SELECT "name", "checksum", "applied_at" FROM "_toolgate_migrations"`);
+  const applied = new Map(rows.map((r) => [r.name, r]));
+  return loadMigrations(kind, root).map((m) => {
+    const row = applied.get(m.name);
+    if (!row) return { name: m.name, state: "pending", applied_at: null };
+    return { name: m.name, state: row.checksum === m.checksum ? "applied" : "changed", applied_at: row.applied_at };
+  });
+}
+
+/**
+ * Applies the pending migrations; returns their names. On PostgreSQL every migration's transaction
+ * takes one advisory lock, so instances migrating one database apply each migration once:
+ * `wait` (start-up, the CLI) queues behind another runner; otherwise (the migration API) a held
+ * lock is MigrationLockedError at once, a clear answer rather than a request hanging.
+ */
+export async function migrate(db: Db, kind: "sqlite" | "postgresql", root = MIGRATIONS_ROOT, opts: { wait: boolean } = { wait: true }): Promise<string[]> {
   const migrations = loadMigrations(kind, root);
   if (migrations.length === 0) throw new Error(`no migrations found for ${kind} under ${root}`);
-  await db.$executeRawUnsafe(
-    `CREATE TABLE IF NOT EXISTS "_toolgate_migrations" ("name" TEXT PRIMARY KEY, "checksum" TEXT NOT NULL, "applied_at" TEXT NOT NULL)`,
-  );
+  await db.$executeRawUnsafe(MIGRATIONS_TABLE);
   const applied: string[] = [];
   for (const m of migrations) {
     const ran = await db.$transaction(
       async (tx) => {
-        if (kind === "postgresql") await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_ADVISORY_LOCK_KEY})`);
+        if (kind === "postgresql") {
+          if (opts.wait) await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${PG_ADVISORY_LOCK_KEY})`);
+          else {
+            const [{ locked }] = await tx.$queryRawUnsafe<Array<{ locked: boolean }>>(`SELECT pg_try_advisory_xact_lock(${PG_ADVISORY_LOCK_KEY}) AS "locked"`);
+            if (!locked) throw new MigrationLockedError("another instance is applying migrations to this database now; ask again when it has finished");
+          }
+        }
         const rows = await tx.$queryRawUnsafe<{ checksum: string }[]>(
           `SELECT "checksum" FROM "_toolgate_migrations" WHERE "name" = $1`.replace("$1", kind === "sqlite" ? "?" : "$1"),
           m.name,

@@ -24,6 +24,8 @@ export interface StartOptions {
   empty?: boolean;
   /** Collects the server's log lines (parsed JSON, level info and above) instead of discarding them. */
   logs?: Record<string, unknown>[];
+  /** Where the app finds its shipped migrations (default: prisma/migrations). */
+  migrationsRoot?: string;
 }
 
 export interface HttpResult<T = any> {
@@ -157,7 +159,7 @@ export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
   const logger = logs
     ? createLogger("info", new Writable({ write: (chunk, _enc, done) => (logs.push(JSON.parse(String(chunk))), done()) }))
     : createLogger(config.logLevel);
-  const toolgate = await createApp({ config, db, masterKey, logger, clock: opts.clock });
+  const toolgate = await createApp({ config, db, masterKey, logger, clock: opts.clock, migrationsRoot: opts.migrationsRoot });
   await toolgate.start();
   serve(toolgate.app);
   let workspaceId = "";
