@@ -93,6 +93,7 @@ const PROMISES: Record<string, RegExp[]> = {
     /"error":"access_denied","error_description":"the tool read_note is not mapped to any scope[^\n]* -> 403/, // drift, after the refresh
     /^401\n"secret_rotated"$/m,
   ],
+  "docs/migrations.md": [/^\{"provider":"sqlite","pending":0,"last":"applied"\}\n\{"applied":\[\],"pending":0\}$/m],
   "docs/oauth.md": [/"previous_secret_expires_at": "20/, /^"Bearer"\n"Bearer"$/m, /\{"client_id":"tgc_[^"]+","client_name":"Visual Studio Code"\}/, /^204$/m],
 };
 
