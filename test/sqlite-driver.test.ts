@@ -119,6 +119,11 @@ describe("the adapter's one connection", () => {
       expect(Number(timeout)).toBe(BUSY_TIMEOUT_MS);
       const [{ foreign_keys }] = await db.$queryRawUnsafe<Array<{ foreign_keys: bigint | number }>>("PRAGMA foreign_keys");
       expect(Number(foreign_keys)).toBe(1);
+      // WAL with synchronous NORMAL (1): the durability of the previous driver, no fsync per commit.
+      const [{ journal_mode }] = await db.$queryRawUnsafe<Array<{ journal_mode: string }>>("PRAGMA journal_mode");
+      expect(journal_mode).toBe("wal");
+      const [{ synchronous }] = await db.$queryRawUnsafe<Array<{ synchronous: bigint | number }>>("PRAGMA synchronous");
+      expect(Number(synchronous)).toBe(1);
     } finally {
       await db.$disconnect();
     }
