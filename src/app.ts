@@ -124,6 +124,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
   const loginThrottle = new LoginThrottle(deps.db, clock, deriveKey(deps.masterKey, "login-throttle"));
   const tenancy = new TenancyService(deps.db, jwt, clock, loginThrottle);
+  metrics.readSignIns(tenancy.stats);
   const adminAuth = new AdminAuthenticator(jwt, tenancy);
   const memberships = new MembershipService(deps.db, clock, ids, deps.config.database.kind);
   const endUsers = new EndUserService(deps.db, clock, ids, deps.config.database.kind);
