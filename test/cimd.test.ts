@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { startSecondApp } from "./helpers/second-app";
 import { CIMD_UNREACHABLE } from "../src/modules/clients/cimd/cimd-clients";
 import { browser, exchangeCode, setUpSignIn, type CodeFlow } from "./helpers/signin-flow";
 import { loopbackCertificate, type TestCertificate } from "./helpers/tls";
@@ -199,10 +200,11 @@ describe("fetches per requester address (TOOLGATE_CIMD_FETCH_RATE_LIMIT)", () =>
     resource = (await setUpSignIn(limited.url, limited.adminToken, { name: "Limited", scopes: ["docs:read"], users: [USER], redirectUri: REDIRECT })).resource;
   });
   afterAll(async () => limited?.close());
-  const openLimited = (clientId: string) => {
+  /** The authorization page for `clientId`, asked of the instance at `base` (default: `limited`). */
+  const openLimited = (clientId: string, base = limited.url) => {
     const url = authorizeUrl(clientId, undefined, undefined, limited.config.publicUrl);
     url.searchParams.set("resource", resource);
-    return browser(limited.config.publicUrl, limited.url).open(url);
+    return browser(limited.config.publicUrl, base).open(url);
   };
 
   it("answers 429 with Retry-After once an address caused its fetches this minute, fetching nothing; a fresh document is still reused", async () => {
@@ -223,7 +225,15 @@ describe("fetches per requester address (TOOLGATE_CIMD_FETCH_RATE_LIMIT)", () =>
     // A document still fresh needs no fetch: its client signs in as before.
     expect((await openLimited(fresh.url)).status).toBe(200);
     expect(host.hitsOf(fresh.path)).toBe(1);
-    // The limit is per address and per instance window; the main instance is not affected.
+    // The count is in the database: another instance on it (or this one restarted) refuses too,
+    // fetching nothing; another installation (its own database) is not affected.
+    const other = await startSecondApp(limited);
+    try {
+      expect((await openLimited(hosted().url, other.url)).status).toBe(429);
+      expect([...host.hits.values()].reduce((x, y) => x + y, 0)).toBe(before);
+    } finally {
+      await other.close();
+    }
     expect((await open(hosted().url)).status).toBe(200);
   });
 });

@@ -2,10 +2,12 @@
 // answer and what it echoes, public vs confidential methods, redirect-URI rules (https, loopback
 // http with any port, private-use schemes for native apps, never fragments/userinfo/wildcards),
 // exact error bodies naming the field, GET/PUT/DELETE with the registration access token (stored
-// hashed, rotated on each use), the per-address rate limit (429 + Retry-After) and the body limit.
+// hashed, rotated on each use), the per-address rate limit (429 + Retry-After; counted in the
+// database, so shared by instances) and the body limit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as oauth from "oauth4webapi";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { startSecondApp } from "./helpers/second-app";
 import { hashSecret } from "../src/shared/crypto";
 
 let h: Harness;
@@ -210,7 +212,27 @@ describe("counters", () => {
   });
 });
 
-describe("rate limit per address", () => {
+describe("rate limit per address, shared by instances", () => {
+  it("counts in the database: registrations through another instance (or after a restart) use up the same allowance", async () => {
+    const limited = await startToolgate({ env: { TOOLGATE_REGISTRATION_RATE_LIMIT: "3" } });
+    const other = await startSecondApp(limited);
+    try {
+      const registerAt = (base: string) => fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(VSCODE) });
+      expect((await registerAt(limited.url)).status).toBe(201);
+      expect((await registerAt(other.url)).status).toBe(201);
+      expect((await registerAt(limited.url)).status).toBe(201);
+      for (const base of [other.url, limited.url]) {
+        const r = await registerAt(base);
+        expect(r.status).toBe(429);
+        expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(3500);
+      }
+      expect(await limited.db.client.count({ where: { registrationMode: "dcr" } })).toBe(3);
+    } finally {
+      await other.close();
+      await limited.close();
+    }
+  });
+
   it("beyond the limit: 429 with Retry-After, counted; nothing registered", async () => {
     const count = await h.db.client.count();
     let limited: Awaited<ReturnType<typeof register>> | undefined;

@@ -6,26 +6,18 @@
 //   401 invalid_token (RFC 7592: unknown client or wrong registration access token, alike),
 //   413 body too large, 429 too many registrations from this address (Retry-After).
 // Unauthenticated and open to browsers (CORS without credentials): MCP clients register with no
-// initial access token (notes/mcp-auth.md G6); the per-address limit replaces authentication.
+// initial access token (MCP clients do); the per-address limit, shared by every instance
+// (modules/clients/address-limits.ts), replaces authentication.
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
-import { RegistrationAccessDenied, RegistrationError, type RegistrationService } from "../modules/clients";
-import type { Clock } from "../shared/clock";
-import { FixedWindowLimiter } from "../shared/rate-limit";
+import { RegistrationAccessDenied, RegistrationError, type AddressRateLimit, type RegistrationService } from "../modules/clients";
 import { describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
 import type { Logger } from "../shared/logger";
 import { NO_STORE, sendJson } from "./oauth-response";
 import { publicCors } from "./public-cors";
-import { normaliseAddress } from "../shared/client-address";
 
 export const REGISTRATION_PATH = "/oauth/register";
 /** Client metadata is small (20 redirect URIs of 2 KB at most, a few short strings). */
 export const REGISTRATION_BODY_LIMIT = "64kb";
-
-export interface RegistrationLimits {
-  /** Registrations per address per window (TOOLGATE_REGISTRATION_RATE_LIMIT). */
-  perAddress: number;
-  windowMs: number;
-}
 
 /** Rate-limit counters next to the service's own (a metrics endpoint reads both). */
 export interface RegistrationHttpStats {
@@ -65,15 +57,15 @@ function jsonBody(req: Request): unknown {
   return req.body;
 }
 
-export function registrationRouter(service: RegistrationService, limits: RegistrationLimits, clock: Clock, logger: Logger): { router: Router; stats: RegistrationHttpStats } {
+/** `limit`: registrations per client address (TOOLGATE_REGISTRATION_RATE_LIMIT per TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS). */
+export function registrationRouter(service: RegistrationService, limit: AddressRateLimit, logger: Logger): { router: Router; stats: RegistrationHttpStats } {
   const stats: RegistrationHttpStats = { rateLimited: 0, tooLarge: 0 };
-  const limiter = new FixedWindowLimiter(clock, limits.perAddress, limits.windowMs);
   const r = Router();
   const paths = [REGISTRATION_PATH, `${REGISTRATION_PATH}/:client_id`];
   r.use(paths, cors);
   // Before the body is read: a flood costs no parsing.
-  r.post(REGISTRATION_PATH, (req, res, next) => {
-    const wait = limiter.take(normaliseAddress(req.ip));
+  r.post(REGISTRATION_PATH, async (req, res, next) => {
+    const wait = await limit.take(req.ip);
     if (wait === 0) return next();
     stats.rateLimited++;
     error(res, 429, "too_many_requests", "too many registrations from this address; try again later", { "Retry-After": String(wait) });
