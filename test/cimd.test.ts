@@ -158,6 +158,10 @@ describe("SSRF: special-use addresses without TOOLGATE_SCAN_ALLOW_PRIVATE", () =
     [() => "https://169.254.169.254/latest", "the address 169.254.169.254 is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow"],
     [() => "https://10.0.0.1/c.json", "the address 10.0.0.1 is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow"],
     [() => hosted().url.replace("127.0.0.1", "localhost"), "the address of localhost is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow"],
+    [() => hosted().url.replace("127.0.0.1", "[::7f00:1]"), "the address ::7f00:1 is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
+    [() => "https://[::a9fe:a9fe]/latest", "the address ::a9fe:a9fe is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
+    [() => hosted().url.replace("127.0.0.1", "[::ffff:7f00:1]"), "the address ::ffff:7f00:1 is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
+    [() => "https://[::ffff:808:808]/c.json", "the address ::ffff:808:808 is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
   ])("refuses without connecting (%#)", async (idOf, reason) => {
     const id = idOf();
     const before = [...host.hits.values()].reduce((x, y) => x + y, 0);
