@@ -80,9 +80,9 @@ describe("a CIMD client", () => {
     const bw = browser(h.config.publicUrl, h.url);
     const login = await bw.open(authorizeUrl(url, "http://127.0.0.1:53111/callback", verifier));
     expect(login.status).toBe(200);
-    expect(login.html).toContain(`<strong>Doc Client</strong> <em>(name not verified)</em> from <strong>${new URL(url).host}</strong>`);
+    expect(login.html).toContain(`<strong><bdi>Doc Client</bdi></strong> <em>(name not verified)</em> from <strong><bdi>${new URL(url).host}</bdi></strong>`);
     const consent = await bw.submit(login, USER);
-    expect(consent.html).toContain("<strong>127.0.0.1:53111</strong>");
+    expect(consent.html).toContain("<strong><bdi>127.0.0.1:53111</bdi></strong>");
     const done = await bw.submit(consent, { decision: "allow" });
     const code = done.location!.searchParams.get("code")!;
     const flow: CodeFlow = { publicUrl: h.config.publicUrl, serverUrl: h.url, clientId: url, redirectUri: "http://127.0.0.1:53111/callback", resource: a.resource, scope: "", ...USER };
@@ -106,6 +106,7 @@ describe("documents that are refused (error page, never a redirect)", () => {
     ["a client_secret", () => { const u = host.origin + "/bad/secret.json"; host.serve("/bad/secret.json", { body: doc(u, { client_secret: "s" }) }); return u; }, "the metadata document must not contain client_secret"],
     ["no client_name", () => { const u = host.origin + "/bad/nameless.json"; host.serve("/bad/nameless.json", { body: doc(u, { client_name: undefined }) }); return u; }, "the metadata document has no client_name"],
     ["a bad redirect URI", () => { const u = host.origin + "/bad/redirect-uri.json"; host.serve("/bad/redirect-uri.json", { body: doc(u, { redirect_uris: ["http://evil.example/cb"] }) }); return u; }, "the metadata document is invalid: redirect_uris[0]: uses http on a host other than 127.0.0.1, [::1] or localhost"],
+    ["a client_name with a bidirectional control", () => { const u = host.origin + "/bad/bidi.json"; host.serve("/bad/bidi.json", { body: doc(u, { client_name: "Doc \u202Etneilc" }) }); return u; }, "the metadata document is invalid: client_name: must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)"],
   ];
   // What answers at an address reached only because private networks are allowed
   // (TOOLGATE_SCAN_ALLOW_PRIVATE=1, as here) is not shown to whoever opened the page: it goes to
