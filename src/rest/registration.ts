@@ -10,7 +10,7 @@
 // (modules/clients/address-limits.ts), replaces authentication.
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
 import { RegistrationAccessDenied, RegistrationError, type AddressRateLimit, type RegistrationService } from "../modules/clients";
-import { describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
+import { UNSTORABLE_TEXT, describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
 import type { Logger } from "../shared/logger";
 import { NO_STORE, sendJson } from "./oauth-response";
 import { publicCors } from "./public-cors";
@@ -53,8 +53,20 @@ function clientIdParam(req: Request): string {
 function jsonBody(req: Request): unknown {
   if (!req.is("application/json")) throw new RegistrationError("invalid_client_metadata", "body: must be application/json (RFC 7591 §3.1)");
   const unsafe = findUnsafeInput(req.body);
-  if (unsafe) throw new RegistrationError("invalid_client_metadata", describeUnsafeInput(unsafe, { whole: "body" }));
-  return req.body;
+  if (!unsafe) return req.body;
+  // RFC 7591 §3.2.2: whatever is wrong with a redirect URI, the error is invalid_redirect_uri.
+  const [field, index, ...deeper] = unsafe.path;
+  if (field === "redirect_uris" && typeof index === "number" && deeper.length === 0 && unsafe.kind !== "depth") {
+    throw new RegistrationError("invalid_redirect_uri", `redirect_uris[${index}]: ${UNSTORABLE_TEXT}`);
+  }
+  throw new RegistrationError("invalid_client_metadata", describeUnsafeInput(unsafe, { whole: "body" }));
+}
+
+/** Why a body could not be read (body-parser's 400s): a corrupt compressed body names its encoding. */
+function unreadableBody(req: Request, err: unknown): string {
+  const encoding = req.headers["content-encoding"];
+  const zlib = /^Z_/.test(String((err as { code?: unknown }).code));
+  return zlib && encoding ? `body: not valid ${encoding} data (Content-Encoding)` : "body: could not be read";
 }
 
 /** `limit`: registrations per client address (TOOLGATE_REGISTRATION_RATE_LIMIT per TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS). */
@@ -98,7 +110,9 @@ export function registrationRouter(service: RegistrationService, limit: AddressR
       return error(res, 400, "invalid_client_metadata", "body: not valid JSON");
     }
     // A :client_id that is not valid percent-encoded UTF-8 names no client: the same 401 as an unknown one.
-    if (err instanceof URIError || (err as { status?: number }).status === 400) return denied(res);
+    if (err instanceof URIError) return denied(res);
+    // Any other 400 comes from reading the body (a corrupt gzip or deflate body, a body cut short).
+    if ((err as { status?: number }).status === 400) return error(res, 400, "invalid_client_metadata", unreadableBody(req, err));
     logger.error({ err, requestId: res.locals.requestId, path: req.path }, "unhandled error");
     const unavailable = (err as { code?: string }).code === "unavailable";
     error(res, unavailable ? 503 : 500, unavailable ? "temporarily_unavailable" : "server_error", unavailable ? "the authorization server cannot answer right now; try again shortly" : "internal error");
