@@ -145,7 +145,7 @@ describe("POST /oauth/register (RFC 7591)", () => {
   });
 
   it("reads a gzip body, and answers a corrupt one 400 naming the body", async () => {
-    const gzipped = (body: Buffer) => fetch(`${h.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body });
+    const gzipped = (body: Buffer) => fetch(`${h.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: new Uint8Array(body) });
     const whole = gzipSync(JSON.stringify(VSCODE));
     expect((await gzipped(whole)).status).toBe(201);
     for (const corrupt of [whole.subarray(0, whole.length - 12), Buffer.from("not gzip at all"), Buffer.concat([whole.subarray(0, 20), Buffer.alloc(40, 0xff)])]) {
