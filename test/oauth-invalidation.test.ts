@@ -73,6 +73,26 @@ describe("no database query on the hot paths", () => {
     expect(sql.length).toBeGreaterThan(0);
   });
 
+  it("a refused client authentication reads the client once from the database whatever the id, so its time does not tell which ids exist", async () => {
+    const client = await createClient(h, server.id);
+    await clientCredentials(as, client); // cached
+    const token = (form: Record<string, string>, basic?: [string, string]) => h.request("POST", "/oauth/token", { form: { grant_type: "client_credentials", ...form }, ...(basic ? { basic } : {}) });
+    const clientReads = async (send: () => Promise<{ status: number }>, status: number) => {
+      sql.length = 0;
+      expect((await send()).status).toBe(status);
+      return sql.filter((q) => /FROM [`"](?:main|public)[`"]\.[`"]Client[`"] /.test(q)).length;
+    };
+    const unknown = "tgc_nobodyHasThisIdAtAll00";
+    expect({
+      known: await clientReads(() => token({}, [client.client_id, "wrong-secret"]), 401),
+      knownAgain: await clientReads(() => token({}, [client.client_id, "wrong-secret"]), 401),
+      unknown: await clientReads(() => token({}, [unknown, "wrong-secret"]), 401), // a miss
+      unknownAgain: await clientReads(() => token({}, [unknown, "wrong-secret"]), 401), // known not to exist
+      knownWithoutSecret: await clientReads(() => token({ client_id: client.client_id }), 401),
+      right: await clientReads(() => token({}, [client.client_id, client.client_secret]), 200),
+    }).toEqual({ known: 1, knownAgain: 1, unknown: 1, unknownAgain: 1, knownWithoutSecret: 1, right: 0 });
+  });
+
   it("writes last-used stamps in batches, off the request path", async () => {
     const client = await createClient(h, server.id);
     await clientCredentials(as, client);

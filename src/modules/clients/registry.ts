@@ -125,6 +125,11 @@ export class ClientRegistry {
     return this.cache.get(clientId);
   }
 
+  /** The client read from the database now (one indexed query), replacing what the cache held. */
+  load(clientId: string): Promise<RegisteredClient | null> {
+    return this.cache.load(clientId);
+  }
+
   /**
    * client_id + client_secret check in constant time: the stored hash the secret matched (the
    * current one, or the rotated-out one while its grace lasts by `clock`), undefined when it fails.
