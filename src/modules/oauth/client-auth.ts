@@ -15,9 +15,10 @@
 // (unknown id, wrong secret, revoked or not yet approved client, no credentials) is the same
 // invalid_client with the same description, so a prober learns nothing about which check failed.
 // Nor from the time it takes: an id never seen must be looked up in the database, while a known
-// id (or one known not to exist) is answered from memory, so a refused secret or public-client
-// check costs exactly one database read whatever the id, and two secret comparisons
-// (docs/decisions/0031-registration-access-token-rotation.md, "Client authentication timing").
+// id (or one known not to exist) is answered from memory. So a refusal costs one database read
+// whatever the id: a miss has made it already; an id answered from memory reads its stored secret
+// hashes (ClientRegistry.storedSecrets: about what a lookup that finds nothing costs), and the
+// secret is checked once more either way (docs/decisions/0006-hot-paths-answer-from-memory.md, amended).
 // Successes stay in memory.
 import type { ClientRegistry, RegisteredClient } from "../clients";
 import type { Clock } from "../../shared/clock";
@@ -93,28 +94,31 @@ export class ClientAuthenticator {
 
   /** A client_id alone: valid only for an approved public client (no secret registered). */
   private async publicClient(id: string): Promise<RegisteredClient> {
-    const found = await this.find(id);
-    let client = found.client;
-    if (publicClientRefusal(client) !== undefined && !found.read) client = await this.clients.load(id); // see the file comment
+    const { client, read } = await this.find(id);
     const refusal = publicClientRefusal(client);
-    if (refusal !== undefined) throw oauthError("invalid_client", refusal);
-    return client!;
+    if (refusal === undefined) return client!;
+    if (!read) await this.clients.storedSecrets(id); // the one database read of every refusal (file comment)
+    throw oauthError("invalid_client", refusal);
   }
 
   private async verify(id: string, secret: string): Promise<RegisteredClient | undefined> {
-    const found = await this.find(id);
-    let client = found.client;
+    const { client, read } = await this.find(id);
     // A rotated-out secret's grace is judged per request against the clock (the entry holds both hashes).
-    if (client && this.verified.check(id, secret, (verified) => this.clients.accepts(client!, verified, this.clock))) return client;
-    let matched = this.clients.verifySecret(client, secret, this.clock);
-    if (!client || !matched) {
-      // Refused so far: one database read for every refusal (the file comment), which also sees a
-      // secret rotated on another instance whose change has not arrived here yet; then the check again.
-      if (!found.read) client = await this.clients.load(id);
-      matched = this.clients.verifySecret(client, secret, this.clock);
-      if (!client || !matched) return undefined;
-    }
-    this.verified.remember(id, secret, matched);
+    if (client && this.verified.check(id, secret, (verified) => this.clients.accepts(client, verified, this.clock))) return client;
+    const matched = this.clients.verifySecret(client, secret, this.clock);
+    if (client && matched) return this.remember(id, secret, client, matched);
+    // Refused so far: one database read for every refusal (the file comment), then the check again.
+    const stored = read ? client : await this.clients.storedSecrets(id);
+    if (!this.clients.verifySecret(stored, secret, this.clock)) return undefined;
+    // It matches what is stored but not the entry in memory: the secret was rotated (or the client
+    // created) on another instance a moment ago, before its change reached this one.
+    const fresh = await this.clients.load(id);
+    const now = this.clients.verifySecret(fresh, secret, this.clock);
+    return fresh && now ? this.remember(id, secret, fresh, now) : undefined;
+  }
+
+  private remember(id: string, secret: string, client: RegisteredClient, matchedHash: string): RegisteredClient {
+    this.verified.remember(id, secret, matchedHash);
     return client;
   }
 
