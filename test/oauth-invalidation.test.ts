@@ -12,6 +12,7 @@ import { boot } from "../src/boot";
 import { createApp, type App } from "../src/app";
 import { createLogger } from "../src/shared/logger";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { startSecondApp } from "./helpers/second-app";
 import { claimsOf, clientCredentials, createClient, createServer, discover, insecure, introspect, revoke, type ClientFixture, type ServerFixture } from "./helpers/oauth-fixtures";
 
 const clock = new ManualClock(new Date("2026-04-01T00:00:00.000Z"));
@@ -233,6 +234,29 @@ describe("restart and other instances", () => {
       expect((await clientCredentials(other.as, client).catch((e) => e)).status).toBe(401);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("a secret rotated on another instance, before its change arrives", () => {
+  it("authenticates at once: a refused secret is checked again against what is stored", async () => {
+    // SQLite: this instance looks for outside writes only once a minute here, so its entry stays
+    // stale for the whole test (PostgreSQL: the notification may or may not have arrived).
+    const slow = await startToolgate({ clock, env: { TOOLGATE_CACHE_POLL_MS: "60000" } });
+    const other = await startSecondApp(slow, clock);
+    try {
+      const slowAs = await discover(slow);
+      const rs = await createServer(slow);
+      const client = await createClient(slow, rs.id);
+      await clientCredentials(slowAs, client); // the entry is cached with the first secret
+      const owner = { userId: slow.ownerId, tenantId: slow.workspaceId, role: "owner" as const };
+      const rotated = await other.app.services.clients.rotateSecret(owner, rs.id, client.client_id, {});
+      const token = await clientCredentials(slowAs, { ...client, client_secret: rotated.client_secret });
+      expect(token.token_type).toBe("bearer");
+      await expect(clientCredentials(slowAs, client)).rejects.toMatchObject({ status: 401 }); // no grace: the old one is gone
+    } finally {
+      await other.close();
+      await slow.close();
     }
   });
 });
