@@ -429,8 +429,14 @@ function printOverheads(scenarios: Scenario[], jobs: { scenario: number; peerOf?
   return ok;
 }
 
-// `npm run bench -- scale [options]`: the scale benchmark (bench/scale.ts); anything else as above.
-const run = process.argv[2] === "scale" ? import("./scale").then((m) => m.runScale(process.argv.slice(3))) : main();
+// `npm run bench -- scale [options]`: the scale benchmark (bench/scale.ts); `npm run bench --
+// latency`: single-request answer times (bench/latency.ts); anything else as above.
+const run =
+  process.argv[2] === "scale"
+    ? import("./scale").then((m) => m.runScale(process.argv.slice(3)))
+    : process.argv[2] === "latency"
+      ? import("./latency").then((m) => m.runLatency())
+      : main();
 run.catch((e) => {
   console.error(e instanceof Error ? e.message : e);
   process.exit(1);

@@ -15,7 +15,7 @@ import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, describeForConsent, type ResourceServerLifecycle } from "./modules/resource-servers";
 import { readFileSync } from "node:fs";
-import { CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
+import { AddressRateLimits, CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
@@ -80,8 +80,10 @@ export interface Services {
   keys: KeyStore;
   jwt: JwtService;
   tenancy: TenancyService;
-  /** Failed sign-in counts in the database (admin login and end-user sign-in); pruned from start(). */
+  /** Sign-in attempt counts in the database (admin login and end-user sign-in); pruned from start(). */
   loginThrottle: LoginThrottle;
+  /** Per-address limits in the database (registrations, CIMD fetches), shared by instances; pruned from start(). */
+  addressLimits: AddressRateLimits;
   /** Admin JWT -> Actor, for REST and GraphQL alike. */
   adminAuth: AdminAuthenticator;
   memberships: MembershipService;
@@ -114,8 +116,8 @@ export const JSON_BODY_LIMIT = "100kb";
 const LAST_USED_FLUSH_MS = 10_000;
 /** How often registrations that never connected are looked for (TOOLGATE_REGISTRATION_IDLE_DAYS). */
 const REGISTRATION_PRUNE_MS = 60 * 60 * 1000;
-/** How often each instance deletes expired failed-sign-in counts (one indexed DELETE). */
-const LOGIN_THROTTLE_PRUNE_MS = 10 * 60_000;
+/** How often each instance deletes expired sign-in counts and ended per-address windows (an indexed DELETE each). */
+const COUNTS_PRUNE_MS = 10 * 60_000;
 
 export async function createServices(deps: AppDeps): Promise<Services> {
   const clock = deps.clock ?? systemClock;
@@ -131,6 +133,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
   const loginThrottle = new LoginThrottle(deps.db, clock, deriveKey(deps.masterKey, "login-throttle"));
   const tenancy = new TenancyService(deps.db, jwt, clock, loginThrottle);
+  metrics.readSignIns(tenancy.stats);
   const adminAuth = new AdminAuthenticator(jwt, tenancy);
   const memberships = new MembershipService(deps.db, clock, ids, deps.config.database.kind);
   const endUsers = new EndUserService(deps.db, clock, ids, deps.config.database.kind);
@@ -148,13 +151,14 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     timeoutMs: deps.config.cimd.timeoutMs,
     ca: deps.config.cimd.caFile === undefined ? undefined : readFileSync(deps.config.cimd.caFile, "utf8"),
   };
+  const addressLimits = new AddressRateLimits(deps.db, clock);
   const cimd = new CimdClients(
     deps.db,
     clock,
     ids,
     outbound,
     (clientId, reason) => deps.logger.warn({ client_id: clientId, reason }, "client metadata document refused"),
-    deps.config.cimd.fetchesPerAddressPerMinute,
+    addressLimits.limit("cimd-fetch", deps.config.cimd.fetchesPerAddressPerMinute, 60_000),
   );
   const signInClients = new SignInClientLookup(deps.db, cimd);
   const signin = createSignIn({
@@ -225,6 +229,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     jwt,
     tenancy,
     loginThrottle,
+    addressLimits,
     adminAuth,
     memberships,
     endUsers,
@@ -267,7 +272,8 @@ export function createHttpApp(services: Services): Express {
   app.use(runtimeRouter(services.registry, services.lifecycle));
   app.use(authorizeRouter(services.signin.service, logger));
   // RFC 7591/7592 in its own router: its own JSON limit, rate limit and error shape.
-  const registration = registrationRouter(services.registration, services.config.registration, services.clock, logger);
+  const { perAddress, windowMs } = services.config.registration;
+  const registration = registrationRouter(services.registration, services.addressLimits.limit("register", perAddress, windowMs), logger);
   services.registrationHttpStats = registration.stats;
   services.metrics.readRegistrations({ service: services.registration.stats, http: registration.stats });
   app.use(registration.router);
@@ -344,7 +350,10 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const channel = deps.config.database.kind === "postgresql" ? new PgChangeChannel(deps.config.database.url, services.changes, log) : undefined;
   const watch = deps.config.database.kind === "sqlite" ? new SqliteChangeWatch(deps.db, services.changes) : undefined;
   let pruneTimer: NodeJS.Timeout | undefined;
-  const pruneLoginFailures = () => services.loginThrottle.prune().catch((e) => log.warn({ err: e }, "could not prune expired sign-in failure counts"));
+  const pruneCounts = async () => {
+    await services.loginThrottle.prune().catch((e) => log.warn({ err: e }, "could not prune expired sign-in attempt counts"));
+    await services.addressLimits.prune().catch((e) => log.warn({ err: e }, "could not prune ended per-address rate windows"));
+  };
   return {
     app,
     services,
@@ -358,7 +367,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await watch?.start(deps.config.cachePollMs, (e) => log.warn({ err: e }, "could not check the database file for outside writes"));
       services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
       services.registration.startPruning(deps.config.registration.idleDays, REGISTRATION_PRUNE_MS, (e) => log.warn({ err: e }, "pruning idle registrations failed"));
-      pruneTimer = setInterval(pruneLoginFailures, LOGIN_THROTTLE_PRUNE_MS).unref();
+      pruneTimer = setInterval(pruneCounts, COUNTS_PRUNE_MS).unref();
     },
     async close() {
       clearInterval(pruneTimer);

@@ -39,6 +39,7 @@ const OWNERS: Record<string, string> = {
   sdkManifest: "resource-servers",
   client: "clients",
   connection: "clients",
+  rateWindow: "clients",
   signingKey: "tokens",
   revokedToken: "tokens",
   revokedFamily: "tokens",

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { startSecondApp } from "./helpers/second-app";
 import { CIMD_UNREACHABLE } from "../src/modules/clients/cimd/cimd-clients";
 import { browser, exchangeCode, setUpSignIn, type CodeFlow } from "./helpers/signin-flow";
 import { loopbackCertificate, type TestCertificate } from "./helpers/tls";
@@ -79,9 +80,9 @@ describe("a CIMD client", () => {
     const bw = browser(h.config.publicUrl, h.url);
     const login = await bw.open(authorizeUrl(url, "http://127.0.0.1:53111/callback", verifier));
     expect(login.status).toBe(200);
-    expect(login.html).toContain(`<strong>Doc Client</strong> <em>(name not verified)</em> from <strong>${new URL(url).host}</strong>`);
+    expect(login.html).toContain(`<strong><bdi>Doc Client</bdi></strong> <em>(name not verified)</em> from <strong><bdi>${new URL(url).host}</bdi></strong>`);
     const consent = await bw.submit(login, USER);
-    expect(consent.html).toContain("<strong>127.0.0.1:53111</strong>");
+    expect(consent.html).toContain("<strong><bdi>127.0.0.1:53111</bdi></strong>");
     const done = await bw.submit(consent, { decision: "allow" });
     const code = done.location!.searchParams.get("code")!;
     const flow: CodeFlow = { publicUrl: h.config.publicUrl, serverUrl: h.url, clientId: url, redirectUri: "http://127.0.0.1:53111/callback", resource: a.resource, scope: "", ...USER };
@@ -105,6 +106,7 @@ describe("documents that are refused (error page, never a redirect)", () => {
     ["a client_secret", () => { const u = host.origin + "/bad/secret.json"; host.serve("/bad/secret.json", { body: doc(u, { client_secret: "s" }) }); return u; }, "the metadata document must not contain client_secret"],
     ["no client_name", () => { const u = host.origin + "/bad/nameless.json"; host.serve("/bad/nameless.json", { body: doc(u, { client_name: undefined }) }); return u; }, "the metadata document has no client_name"],
     ["a bad redirect URI", () => { const u = host.origin + "/bad/redirect-uri.json"; host.serve("/bad/redirect-uri.json", { body: doc(u, { redirect_uris: ["http://evil.example/cb"] }) }); return u; }, "the metadata document is invalid: redirect_uris[0]: uses http on a host other than 127.0.0.1, [::1] or localhost"],
+    ["a client_name with a bidirectional control", () => { const u = host.origin + "/bad/bidi.json"; host.serve("/bad/bidi.json", { body: doc(u, { client_name: "Doc \u202Etneilc" }) }); return u; }, "the metadata document is invalid: client_name: must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)"],
   ];
   // What answers at an address reached only because private networks are allowed
   // (TOOLGATE_SCAN_ALLOW_PRIVATE=1, as here) is not shown to whoever opened the page: it goes to
@@ -157,6 +159,10 @@ describe("SSRF: special-use addresses without TOOLGATE_SCAN_ALLOW_PRIVATE", () =
     [() => "https://169.254.169.254/latest", "the address 169.254.169.254 is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow"],
     [() => "https://10.0.0.1/c.json", "the address 10.0.0.1 is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow"],
     [() => hosted().url.replace("127.0.0.1", "localhost"), "the address of localhost is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow"],
+    [() => hosted().url.replace("127.0.0.1", "[::7f00:1]"), "the address ::7f00:1 is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
+    [() => "https://[::a9fe:a9fe]/latest", "the address ::a9fe:a9fe is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
+    [() => hosted().url.replace("127.0.0.1", "[::ffff:7f00:1]"), "the address ::ffff:7f00:1 is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
+    [() => "https://[::ffff:808:808]/c.json", "the address ::ffff:808:808 is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)"],
   ])("refuses without connecting (%#)", async (idOf, reason) => {
     const id = idOf();
     const before = [...host.hits.values()].reduce((x, y) => x + y, 0);
@@ -199,10 +205,11 @@ describe("fetches per requester address (TOOLGATE_CIMD_FETCH_RATE_LIMIT)", () =>
     resource = (await setUpSignIn(limited.url, limited.adminToken, { name: "Limited", scopes: ["docs:read"], users: [USER], redirectUri: REDIRECT })).resource;
   });
   afterAll(async () => limited?.close());
-  const openLimited = (clientId: string) => {
+  /** The authorization page for `clientId`, asked of the instance at `base` (default: `limited`). */
+  const openLimited = (clientId: string, base = limited.url) => {
     const url = authorizeUrl(clientId, undefined, undefined, limited.config.publicUrl);
     url.searchParams.set("resource", resource);
-    return browser(limited.config.publicUrl, limited.url).open(url);
+    return browser(limited.config.publicUrl, base).open(url);
   };
 
   it("answers 429 with Retry-After once an address caused its fetches this minute, fetching nothing; a fresh document is still reused", async () => {
@@ -223,7 +230,15 @@ describe("fetches per requester address (TOOLGATE_CIMD_FETCH_RATE_LIMIT)", () =>
     // A document still fresh needs no fetch: its client signs in as before.
     expect((await openLimited(fresh.url)).status).toBe(200);
     expect(host.hitsOf(fresh.path)).toBe(1);
-    // The limit is per address and per instance window; the main instance is not affected.
+    // The count is in the database: another instance on it (or this one restarted) refuses too,
+    // fetching nothing; another installation (its own database) is not affected.
+    const other = await startSecondApp(limited);
+    try {
+      expect((await openLimited(hosted().url, other.url)).status).toBe(429);
+      expect([...host.hits.values()].reduce((x, y) => x + y, 0)).toBe(before);
+    } finally {
+      await other.close();
+    }
     expect((await open(hosted().url)).status).toBe(200);
   });
 });

@@ -205,30 +205,48 @@ describe("authorization requests of a client of no workspace", () => {
     expect(unknown.location?.searchParams.get("error")).toBe("invalid_target");
   });
 
-  it("shows the client name as unverified, and the server, workspace and scope descriptions on the consent page", async () => {
-    const reg = await h.request("POST", "/oauth/register", { json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "Fresh <b>client</b>" } });
-    const scope = await h.admin("POST", `/svc/resource-servers/${a.serverId}/scopes`, { id: "notes:export", name: "Export notes", description: "Delete anyone's notes" });
-    expect(scope.status).toBe(201);
+  /** The sign-in page of an authorization request by `clientId` for server A (redirect to port 54321), in a new browser. */
+  async function loginPageOf(clientId: string, extra: Record<string, string> = {}) {
     const url = new URL(`${h.config.publicUrl}/oauth/authorize`);
     url.search = new URLSearchParams({
       response_type: "code",
-      client_id: reg.body.client_id,
+      client_id: clientId,
       redirect_uri: "http://127.0.0.1:54321/callback",
       code_challenge: createHash("sha256").update("v".repeat(43)).digest("base64url"),
       code_challenge_method: "S256",
-      scope: "notes:read notes:export",
       resource: a.resource,
+      ...extra,
     }).toString();
     const bw = browser(h.config.publicUrl, h.url);
-    const login = await bw.open(url);
+    return { bw, login: await bw.open(url) };
+  }
+
+  it("shows the client name as unverified, and the server, workspace and scope descriptions on the consent page", async () => {
+    const reg = await h.request("POST", "/oauth/register", { json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "Fresh <b>client</b>" } });
+    const scope = await h.admin("POST", `/svc/resource-servers/${a.serverId}/scopes`, { id: "notes:admin", name: "Administer notes", description: "Delete anyone's notes" });
+    expect(scope.status).toBe(201);
+    const { bw, login } = await loginPageOf(reg.body.client_id, { scope: "notes:read notes:admin" });
     expect(login.status).toBe(200);
-    expect(login.html).toContain("<strong>Fresh &lt;b&gt;client&lt;/b&gt;</strong> <em>(name not verified)</em>");
+    expect(login.html).toContain("<strong><bdi>Fresh &lt;b&gt;client&lt;/b&gt;</bdi></strong> <em>(name not verified)</em>");
     const consent = await bw.submit(login, ALICE);
     expect(consent.status).toBe(200);
     expect(consent.html).toContain("<strong>Notes A</strong>");
     expect(consent.html).toContain("in the workspace\n<strong>Acme</strong>");
-    expect(consent.html).toContain("<strong>127.0.0.1:54321</strong>");
-    expect(consent.html).toContain("<li>Export notes (<code>notes:export</code>): Delete anyone&#39;s notes</li>");
+    expect(consent.html).toContain("<strong><bdi>127.0.0.1:54321</bdi></strong>");
+    expect(consent.html).toContain("<li>Administer notes (<code>notes:admin</code>): Delete anyone&#39;s notes</li>");
     expect(consent.html).toContain("<code>notes:read</code>");
+  });
+
+  it("isolates what the client chose (name, client_id, resource, redirect host) on both pages, so a bidirectional control cannot reorder the sentence", async () => {
+    const reg = await h.request("POST", "/oauth/register", { json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", client_name: "Notes helper" } });
+    // Registration now refuses these characters; a name stored before it did is still shown safely.
+    const reversing = "Notes \u202Ereh\u2067lper";
+    await h.db.client.update({ where: { clientId: reg.body.client_id }, data: { clientName: reversing } });
+    const { bw, login } = await loginPageOf(reg.body.client_id);
+    expect(login.html).toContain(`<p><strong><bdi>${reversing}</bdi></strong> <em>(name not verified)</em> wants to access <code><bdi>${a.resource}</bdi></code> on your behalf.</p>`);
+    const consent = await bw.submit(login, ALICE);
+    expect(consent.html).toContain(`<p><strong><bdi>${reversing}</bdi></strong> <em>(name not verified)</em> (client <code><bdi>${reg.body.client_id}</bdi></code>) asks to use`);
+    expect(consent.html).toContain(`(<code><bdi>${a.resource}</bdi></code>)`);
+    expect(consent.html).toContain("you will be sent to <strong><bdi>127.0.0.1:54321</bdi></strong>.");
   });
 });

@@ -335,9 +335,10 @@ async function pool<T, R>(items: T[], run: (t: T) => Promise<R>, width = 8): Pro
 /**
  * Tables that record attempts: a refused attempt is meant to write them (a posted sign-in page's
  * ticket is spent whether the password was right or not, issue 9; a refused login is counted by the
- * sign-in throttle, login-throttle.ts), so they are not compared.
+ * sign-in throttle, login-throttle.ts; a refused registration or document fetch uses up its
+ * address's allowance, clients/address-limits.ts), so they are not compared.
  */
-const ATTEMPT_RECORDS = new Set(["usedLoginTicket", "loginFailure"]);
+const ATTEMPT_RECORDS = new Set(["usedLoginTicket", "loginFailure", "rateWindow"]);
 const MODELS = Object.values(Prisma.ModelName)
   .map((m) => m.charAt(0).toLowerCase() + m.slice(1))
   .filter((m) => !ATTEMPT_RECORDS.has(m));

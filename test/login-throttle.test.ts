@@ -1,19 +1,19 @@
 // Password guessing backs off per account AND client address, in the database: a guesser slows
-// themselves down, never the owner at a clean address; the counts survive a restart, are shared
-// between instances on PostgreSQL, expire and are pruned; operators unlock and reset from the CLI.
+// themselves down, never the owner at a clean address; every attempt is counted before it is
+// checked, so guesses sent at once (to one instance or to two on PostgreSQL) get no more checks
+// than guesses sent one by one (the checks counted through GET /metrics); one account has one
+// allowance per address whatever the door; the counts survive a restart, expire and are pruned;
+// operators unlock and reset from the CLI.
 // Source addresses are real: the test binds its client sockets to 127.0.0.x (all loopback on Linux).
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { request as httpRequest, createServer as createHttpServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
 import { createHash, randomBytes } from "node:crypto";
 import { ManualClock } from "../src/shared/clock";
-import { boot } from "../src/boot";
-import { createApp, type App } from "../src/app";
-import { createLogger } from "../src/shared/logger";
 import { runCli } from "../src/cli/run";
 import { normaliseAddress } from "../src/shared/client-address";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startToolgate, type Harness } from "./helpers/harness";
 import { startSecondInstance, type RunningServer } from "./helpers/process";
+import { startSecondApp } from "./helpers/second-app";
 
 vi.setConfig({ testTimeout: 120_000 });
 const onPostgres = !!process.env.TEST_DATABASE_URL;
@@ -72,30 +72,34 @@ describe("login throttle (one instance, exact clock)", () => {
       const r = await login("127.0.0.2", ADMIN_EMAIL, `wrong-${i}`);
       expect([r.status, r.body]).toEqual([401, WRONG]);
     }
-    // Even the right password is refused from the guessing address, before it is checked.
+    // Even the right password is refused from the guessing address, before it is checked. The
+    // refused attempt counts too (the 6th): the wait it announces is the one after it.
     const refused = await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD);
-    expect([refused.status, refused.body]).toEqual([429, THROTTLED(30)]);
-    expect(refused.headers["retry-after"]).toBe("30");
+    expect([refused.status, refused.body]).toEqual([429, THROTTLED(60)]);
+    expect(refused.headers["retry-after"]).toBe("60");
     const owner = await login("127.0.0.3", ADMIN_EMAIL, ADMIN_PASSWORD);
     expect(owner.status).toBe(200);
     expect(owner.body.token_type).toBe("Bearer");
 
+    // Coming back before the announced wait is one more attempt: refused, and the wait doubles from now.
     clock.advance(20_000);
-    expect((await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(10));
-    clock.advance(10_000);
+    expect((await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(120));
+    clock.advance(120_000);
     // The wait is over: a right password works and clears this address's count for the account.
     expect((await login("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
     expect((await login("127.0.0.2", ADMIN_EMAIL, "wrong-again")).status).toBe(401);
   });
 
-  it("doubles the wait with every further failure, up to 15 minutes", async () => {
+  it("doubles the wait with every further attempt, checked or refused, up to 15 minutes", async () => {
     const [from, email] = ["127.0.0.4", "someone@example.test"];
     for (let i = 0; i < 5; i++) await login(from, email, "wrong");
-    expect((await login(from, email, "wrong")).body).toEqual(THROTTLED(30));
-    clock.advance(30_000);
-    expect((await login(from, email, "wrong")).status).toBe(401); // the 6th failure
-    expect((await login(from, email, "wrong")).body).toEqual(THROTTLED(60));
-    for (const wait of [60, 120, 240, 480, 900, 900]) {
+    for (const wait of [30, 60, 120]) {
+      clock.advance(wait * 1000);
+      expect((await login(from, email, "wrong")).status).toBe(401); // the 6th, 7th and 8th attempts are checked
+    }
+    clock.advance(239_000);
+    expect((await login(from, email, "wrong")).body).toEqual(THROTTLED(480)); // 1 s early: the 9th, refused
+    for (const wait of [480, 900]) {
       clock.advance(wait * 1000);
       expect((await login(from, email, "wrong")).status).toBe(401);
     }
@@ -105,18 +109,18 @@ describe("login throttle (one instance, exact clock)", () => {
   it("slows down an address that sprays many accounts, for every account", async () => {
     const from = "127.0.0.5";
     for (let i = 0; i < 30; i++) expect((await login(from, `nobody-${i}@example.test`, "wrong")).status).toBe(401);
-    expect((await login(from, ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(30));
+    expect((await login(from, ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(60));
     expect((await login("127.0.0.3", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
   });
 
   it("a guess spread over many addresses gets one try per address; an address that never failed still signs in", async () => {
     await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "target@example.test", username: "target", password: "target-password-1" });
     for (let i = 1; i <= 20; i++) expect((await login(`127.0.1.${i}`, "target@example.test", "wrong")).status).toBe(401);
-    // The account is under a distributed guess: addresses that failed on it wait...
-    expect((await login("127.0.1.1", "target@example.test", "target-password-1")).body).toEqual(THROTTLED(30));
-    // ...a new guessing address gets its one try, then waits too...
+    // The account is under a distributed guess: addresses that failed on it wait (this is the 21st attempt)...
+    expect((await login("127.0.1.1", "target@example.test", "target-password-1")).body).toEqual(THROTTLED(60));
+    // ...a new guessing address gets its one try (the 22nd), then waits too (the 23rd, refused)...
     expect((await login("127.0.1.21", "target@example.test", "wrong")).status).toBe(401);
-    expect((await login("127.0.1.21", "target@example.test", "wrong")).body).toEqual(THROTTLED(60)); // 21 failures: the wait doubled
+    expect((await login("127.0.1.21", "target@example.test", "wrong")).body).toEqual(THROTTLED(240));
     // ...and the user at an address that never failed is let in.
     expect((await login("127.0.0.6", "target@example.test", "target-password-1")).status).toBe(200);
   });
@@ -124,19 +128,13 @@ describe("login throttle (one instance, exact clock)", () => {
   it("keeps the counts in the database: a restarted instance still refuses", async () => {
     for (let i = 0; i < 5; i++) await login("127.0.0.7", ADMIN_EMAIL, "wrong");
     // A new instance (fresh memory, as after a restart) on the same database.
-    const { db, masterKey } = await boot(h.config);
-    const restarted: App = await createApp({ config: h.config, db, masterKey, logger: createLogger("silent"), clock });
-    const server: Server = createHttpServer(restarted.app);
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const restarted = await startSecondApp(h, clock);
     try {
-      const again = loginAt(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-      expect((await again("127.0.0.7", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(30));
+      const again = loginAt(restarted.url);
+      expect((await again("127.0.0.7", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(60));
       expect((await again("127.0.0.8", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
       await restarted.close();
-      await db.$disconnect();
     }
   });
 
@@ -145,10 +143,13 @@ describe("login throttle (one instance, exact clock)", () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain("example.test");
     clock.advance(60 * 60 * 1000 + 1000);
-    // Expired counts no longer count, even before they are pruned.
+    // Expired counts no longer count, even before they are pruned. The success restarts its three
+    // counts: the pair is deleted, the address's and the account's are given back (live, at 0).
     expect((await login("127.0.0.7", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
-    expect(await h.services.loginThrottle.prune()).toBe(rows.length - 1); // the success above already deleted one
-    expect(await h.db.loginFailure.count()).toBe(0);
+    expect(await h.services.loginThrottle.prune()).toBe(rows.length - 3);
+    expect((await h.db.loginFailure.findMany()).map((r) => r.failures)).toEqual([0, 0]);
+    clock.advance(60 * 60 * 1000 + 1000);
+    expect(await h.services.loginThrottle.prune()).toBe(2);
   });
 
   it("toolgate users unlock clears an account's counts (every address) or an address's", async () => {
@@ -160,11 +161,12 @@ describe("login throttle (one instance, exact clock)", () => {
     const none = await cli(["users", "unlock"], cliEnv(h));
     expect([none.status, none.stderr]).toEqual([2, "users unlock needs --email or --address\n"]);
     const byEmail = await cli(["users", "unlock", "--email", ADMIN_EMAIL.toUpperCase()], cliEnv(h));
-    expect([byEmail.status, byEmail.stdout]).toEqual([0, `${JSON.stringify({ cleared: 2 })}\n`]); // the pair and the account count
+    // The account's count and its pairs: .9's, and .10's (its refused attempt above counted too).
+    expect([byEmail.status, byEmail.stdout]).toEqual([0, `${JSON.stringify({ cleared: 3 })}\n`]);
     expect((await login("127.0.0.9", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
     expect((await login("127.0.0.10", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(429); // the address itself is still throttled
     const byAddress = await cli(["users", "unlock", "--address", "127.0.0.10"], cliEnv(h));
-    expect([byAddress.status, byAddress.stdout]).toEqual([0, `${JSON.stringify({ cleared: 31 })}\n`]); // 30 pairs and the address count
+    expect([byAddress.status, byAddress.stdout]).toEqual([0, `${JSON.stringify({ cleared: 32 })}\n`]); // 31 pairs and the address count
     expect((await login("127.0.0.10", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
   });
 
@@ -215,7 +217,7 @@ describe("login throttle (one instance, exact clock)", () => {
       return { status: r.status, body: JSON.parse(r.text) };
     };
     for (let i = 0; i < 5; i++) expect(await loginTo("wrong")).toEqual({ status: 401, body: WRONG });
-    expect(await loginTo("twice-password-3")).toEqual({ status: 429, body: THROTTLED(30) });
+    expect(await loginTo("twice-password-3")).toEqual({ status: 429, body: THROTTLED(60) });
     const unlocked = await cli(["users", "unlock", "--email", "twice@example.test"], cliEnv(h));
     expect([unlocked.status, unlocked.stdout]).toEqual([0, `${JSON.stringify({ cleared: 2 })}\n`]);
     expect((await loginTo("twice-password-3")).status).toBe(200);
@@ -223,42 +225,120 @@ describe("login throttle (one instance, exact clock)", () => {
 
   it("answers a throttled end-user sign-in with the same page as a wrong password", async () => {
     const token = await h.login(ADMIN_EMAIL, ADMIN_PASSWORD); // the clock moved past the harness's token
-    const admin = (path: string, json: unknown) => h.request("POST", path, { token, json });
-    const rs = (await admin("/svc/resource-servers", { name: "Notes", public_base_url: "https://notes.example.test", protected_base_path: "/mcp" })).body;
-    const client = (await admin(`/svc/resource-servers/${rs.id}/clients`, { client_name: "Notes app", kind: "human_app", redirect_uris: ["http://127.0.0.1/cb"] })).body;
-    await admin(`/uflow/v2/tenants/${h.workspaceId}/users`, { email: "enduser@example.test", username: "enduser", password: "enduser-password-1" });
-    const verifier = randomBytes(32).toString("base64url");
-    const query = new URLSearchParams({
-      response_type: "code",
-      client_id: client.client_id,
-      redirect_uri: "http://127.0.0.1/cb",
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-      state: "s1",
-    });
-    // One password attempt per page: every answer carries the next page's ticket.
-    const ticketOf = (html: string) => /name="ticket" value="([^"]+)"/.exec(html)![1]!;
-    const pageFor = async (from: string) => {
-      const page = await send(h.url, from, "GET", `/oauth/authorize?${query}`);
-      expect([page.status, page.text]).toEqual([200, expect.stringContaining("ticket")]);
-      return ticketOf(page.text);
-    };
-    const signIn = (from: string, ticket: string, password: string) =>
-      send(h.url, from, "POST", "/oauth/authorize/login", { form: { ticket, email: "enduser@example.test", password } });
+    await h.request("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { token, json: { email: "enduser@example.test", username: "enduser", password: "enduser-password-1" } });
+    const page = await signInPages(h, token, "enduser@example.test");
     const blank = (html: string) => html.replace(/name="ticket" value="[^"]+"/, "");
-    let ticket = await pageFor("127.0.0.12");
-    const wrong = await signIn("127.0.0.12", ticket, "wrong");
+    let ticket = await page.open("127.0.0.12");
+    const wrong = await page.signIn("127.0.0.12", ticket, "wrong");
     ticket = ticketOf(wrong.text);
-    for (let i = 0; i < 4; i++) ticket = ticketOf((await signIn("127.0.0.12", ticket, "wrong")).text);
-    const throttled = await signIn("127.0.0.12", ticket, "enduser-password-1");
+    for (let i = 0; i < 4; i++) ticket = ticketOf((await page.signIn("127.0.0.12", ticket, "wrong")).text);
+    const throttled = await page.signIn("127.0.0.12", ticket, "enduser-password-1");
     expect(throttled.status).toBe(401);
     expect(wrong.status).toBe(401);
     expect(blank(throttled.text)).toBe(blank(wrong.text));
     expect(throttled.text).toContain("Invalid email or password.");
     // From a clean address the same user reaches the consent page.
-    const clean = await signIn("127.0.0.13", await pageFor("127.0.0.13"), "enduser-password-1");
+    const clean = await page.signIn("127.0.0.13", await page.open("127.0.0.13"), "enduser-password-1");
     expect(clean.status).toBe(200);
     expect(clean.text).toContain('action="/oauth/authorize/consent"');
+  });
+
+  it("gives an address one allowance per account, whatever the door: admin login with or without the workspace, and the sign-in page", async () => {
+    const token = await h.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const [email, password, from] = ["doors@example.test", "doors-password-1", "127.0.0.15"];
+    await h.request("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { token, json: { email, username: "doors", password } });
+    const page = await signInPages(h, token, email);
+    const adminLogin = async (secret: string, workspace?: string) => {
+      const r = await send(h.url, from, "POST", "/svc/uflow/auth/login", { json: { email, password: secret, ...(workspace ? { workspace_id: workspace } : {}) } });
+      return { status: r.status, body: JSON.parse(r.text) };
+    };
+    // Five wrong guesses spread over the three doors...
+    expect(await adminLogin("wrong-1")).toEqual({ status: 401, body: WRONG });
+    expect(await adminLogin("wrong-2")).toEqual({ status: 401, body: WRONG });
+    expect(await adminLogin("wrong-3", h.workspaceId)).toEqual({ status: 401, body: WRONG });
+    expect(await adminLogin("wrong-4", h.workspaceId)).toEqual({ status: 401, body: WRONG });
+    const fifth = await page.signIn(from, await page.open(from), "wrong-5");
+    expect([fifth.status, fifth.text]).toEqual([401, expect.stringContaining("Invalid email or password.")]);
+    // ...use up the allowance at every door: the right password is refused unchecked at each.
+    expect(await adminLogin(password)).toEqual({ status: 429, body: THROTTLED(60) });
+    expect(await adminLogin(password, h.workspaceId)).toEqual({ status: 429, body: THROTTLED(120) });
+    const refused = await page.signIn(from, ticketOf(fifth.text), password);
+    expect([refused.status, refused.text]).toEqual([401, expect.stringContaining("Invalid email or password.")]);
+    expect((await adminLogin(password)).body).toEqual(THROTTLED(480)); // the page's refusal was the 8th attempt
+  });
+});
+
+/** The hidden ticket of a sign-in page: one password attempt per page, every answer carries the next. */
+const ticketOf = (html: string) => /name="ticket" value="([^"]+)"/.exec(html)![1]!;
+
+/** The end-user sign-in page of a new server's client, for `email`: open() a page, signIn() on it. */
+async function signInPages(h: Harness, token: string, email: string) {
+  const admin = async (path: string, json: unknown) => (await h.request("POST", path, { token, json })).body;
+  const rs = await admin("/svc/resource-servers", { name: "Notes", public_base_url: `https://notes-${randomBytes(4).toString("hex")}.example.test`, protected_base_path: "/mcp" });
+  const client = await admin(`/svc/resource-servers/${rs.id}/clients`, { client_name: "Notes app", kind: "human_app", redirect_uris: ["http://127.0.0.1/cb"] });
+  const query = new URLSearchParams({
+    response_type: "code",
+    client_id: client.client_id,
+    redirect_uri: "http://127.0.0.1/cb",
+    code_challenge: createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url"),
+    code_challenge_method: "S256",
+    state: "s1",
+  });
+  return {
+    async open(from: string): Promise<string> {
+      const page = await send(h.url, from, "GET", `/oauth/authorize?${query}`);
+      expect([page.status, page.text]).toEqual([200, expect.stringContaining("ticket")]);
+      return ticketOf(page.text);
+    },
+    signIn: (from: string, ticket: string, password: string) => send(h.url, from, "POST", "/oauth/authorize/login", { form: { ticket, email, password } }),
+  };
+}
+
+const METRICS_TOKEN = "metrics-token-of-the-login-throttle-test";
+
+/** How many passwords an instance has checked so far (its toolgate_password_checks_total). */
+async function passwordChecks(base: string): Promise<number> {
+  const r = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  return Number(/^toolgate_password_checks_total (\d+)$/m.exec(await r.text())![1]);
+}
+
+const BURST = 60;
+
+/** BURST admin logins at once from one address, every password wrong but the last (sent last); request i goes to base(i). */
+function burst(base: (i: number) => string, from: string, email: string, password: string): Promise<Answer[]> {
+  return Promise.all(Array.from({ length: BURST }, (_, i) => send(base(i), from, "POST", "/svc/uflow/auth/login", { json: { email, password: i === BURST - 1 ? password : `wrong-${i}` } })));
+}
+
+/** What a burst must leave: at most 5 passwords checked (each a 401), the rest and the right one refused, every attempt counted. */
+async function expectCountedBeforeChecked(h: Harness, answers: Answer[], checked: number, from: string, email: string): Promise<void> {
+  expect(checked).toBeLessThanOrEqual(5);
+  expect(answers.filter((a) => a.status === 401)).toHaveLength(checked);
+  expect(answers.filter((a) => a.status === 429)).toHaveLength(BURST - checked);
+  expect(answers.at(-1)!.status).toBe(429); // the right password, refused unchecked
+  const account = h.services.loginThrottle.accountKey(email, h.workspaceId);
+  const counts = await h.db.loginFailure.findMany({ where: { OR: [{ accountKey: account }, { scope: "address", address: from }] }, orderBy: { scope: "asc" } });
+  expect(counts.map((r) => [r.scope, r.failures])).toEqual([
+    ["account", BURST],
+    ["address", BURST],
+    ["pair", BURST],
+  ]);
+}
+
+describe("concurrent guesses are counted before they are checked", () => {
+  let h: Harness;
+  const [email, password] = ["burst@example.test", "burst-password-1"];
+  beforeAll(async () => {
+    h = await startToolgate({ clock: new ManualClock(new Date("2026-03-01T10:00:00Z")), env: { TOOLGATE_METRICS_TOKEN: METRICS_TOKEN } });
+    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email, username: "burst", password });
+  });
+  afterAll(async () => h?.close());
+
+  it(`${BURST} logins at once for one account from one address, the right one last: at most 5 checked, the right one refused, ${BURST} counted`, async () => {
+    const before = await passwordChecks(h.url);
+    const answers = await burst(() => h.url, "127.0.0.20", email, password);
+    await expectCountedBeforeChecked(h, answers, (await passwordChecks(h.url)) - before, "127.0.0.20", email);
+    // The user still signs in from an address that never guessed.
+    expect((await loginAt(h.url)("127.0.0.21", email, password)).status).toBe(200);
   });
 });
 
@@ -288,8 +368,8 @@ describe.runIf(onPostgres)("login throttle shared by two instances on PostgreSQL
   let h: Harness;
   let b: RunningServer;
   beforeAll(async () => {
-    h = await startToolgate();
-    b = await startSecondInstance(h);
+    h = await startToolgate({ env: { TOOLGATE_METRICS_TOKEN: METRICS_TOKEN } });
+    b = await startSecondInstance(h, { TOOLGATE_METRICS_TOKEN: METRICS_TOKEN });
   });
   afterAll(async () => {
     await b?.stop();
@@ -301,17 +381,26 @@ describe.runIf(onPostgres)("login throttle shared by two instances on PostgreSQL
     const onB = loginAt(b.url);
     for (let i = 0; i < 3; i++) expect((await onA("127.0.0.2", ADMIN_EMAIL, "wrong")).status).toBe(401);
     for (let i = 0; i < 2; i++) expect((await onB("127.0.0.2", ADMIN_EMAIL, "wrong")).status).toBe(401);
-    for (const on of [onA, onB]) {
-      const r = await on("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD);
-      expect(r.status).toBe(429);
-      expect(r.body.error).toBe(THROTTLED(0).error);
-      expect(r.body.retry_after).toBeGreaterThan(0);
-      expect(r.body.retry_after).toBeLessThanOrEqual(30);
+    for (const [on, wait] of [
+      [onA, 60],
+      [onB, 120],
+    ] as const) {
+      expect((await on("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).body).toEqual(THROTTLED(wait));
       expect((await on("127.0.0.3", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
     }
     // An operator unlock through the CLI reaches both at once (no cache: the rows are the truth).
     expect((await cli(["users", "unlock", "--email", ADMIN_EMAIL], cliEnv(h))).status).toBe(0);
     expect((await onB("127.0.0.2", ADMIN_EMAIL, ADMIN_PASSWORD)).status).toBe(200);
+  });
+
+  it(`${BURST} logins at once for one account from one address, spread over both instances: at most 5 checked in all, ${BURST} counted`, async () => {
+    const [email, password] = ["burst@example.test", "burst-password-1"];
+    await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email, username: "burst", password });
+    const checks = async () => (await passwordChecks(h.url)) + (await passwordChecks(b.url));
+    const before = await checks();
+    const answers = await burst((i) => (i % 2 === 0 ? h.url : b.url), "127.0.0.20", email, password);
+    await expectCountedBeforeChecked(h, answers, (await checks()) - before, "127.0.0.20", email);
+    expect((await loginAt(b.url)("127.0.0.21", email, password)).status).toBe(200);
   });
 });
 

@@ -12,6 +12,7 @@ import { boot } from "../src/boot";
 import { createApp, type App } from "../src/app";
 import { createLogger } from "../src/shared/logger";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { startSecondApp } from "./helpers/second-app";
 import { claimsOf, clientCredentials, createClient, createServer, discover, insecure, introspect, revoke, type ClientFixture, type ServerFixture } from "./helpers/oauth-fixtures";
 
 const clock = new ManualClock(new Date("2026-04-01T00:00:00.000Z"));
@@ -71,6 +72,26 @@ describe("no database query on the hot paths", () => {
     // The observer does see queries (so the assertion above can fail): an admin read makes some.
     await h.admin("GET", clientsPath());
     expect(sql.length).toBeGreaterThan(0);
+  });
+
+  it("a refused client authentication reads the client once from the database whatever the id, so its time does not tell which ids exist", async () => {
+    const client = await createClient(h, server.id);
+    await clientCredentials(as, client); // cached
+    const token = (form: Record<string, string>, basic?: [string, string]) => h.request("POST", "/oauth/token", { form: { grant_type: "client_credentials", ...form }, ...(basic ? { basic } : {}) });
+    const clientReads = async (send: () => Promise<{ status: number }>, status: number) => {
+      sql.length = 0;
+      expect((await send()).status).toBe(status);
+      return sql.filter((q) => /FROM [`"](?:main|public)[`"]\.[`"]Client[`"] /.test(q)).length;
+    };
+    const unknown = "tgc_nobodyHasThisIdAtAll00";
+    expect({
+      known: await clientReads(() => token({}, [client.client_id, "wrong-secret"]), 401),
+      knownAgain: await clientReads(() => token({}, [client.client_id, "wrong-secret"]), 401),
+      unknown: await clientReads(() => token({}, [unknown, "wrong-secret"]), 401), // a miss
+      unknownAgain: await clientReads(() => token({}, [unknown, "wrong-secret"]), 401), // known not to exist
+      knownWithoutSecret: await clientReads(() => token({ client_id: client.client_id }), 401),
+      right: await clientReads(() => token({}, [client.client_id, client.client_secret]), 200),
+    }).toEqual({ known: 1, knownAgain: 1, unknown: 1, unknownAgain: 1, knownWithoutSecret: 1, right: 0 });
   });
 
   it("writes last-used stamps in batches, off the request path", async () => {
@@ -213,6 +234,29 @@ describe("restart and other instances", () => {
       expect((await clientCredentials(other.as, client).catch((e) => e)).status).toBe(401);
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe("a secret rotated on another instance, before its change arrives", () => {
+  it("authenticates at once: a refused secret is checked again against what is stored", async () => {
+    // SQLite: this instance looks for outside writes only once a minute here, so its entry stays
+    // stale for the whole test (PostgreSQL: the notification may or may not have arrived).
+    const slow = await startToolgate({ clock, env: { TOOLGATE_CACHE_POLL_MS: "60000" } });
+    const other = await startSecondApp(slow, clock);
+    try {
+      const slowAs = await discover(slow);
+      const rs = await createServer(slow);
+      const client = await createClient(slow, rs.id);
+      await clientCredentials(slowAs, client); // the entry is cached with the first secret
+      const owner = { userId: slow.ownerId, tenantId: slow.workspaceId, role: "owner" as const };
+      const rotated = await other.app.services.clients.rotateSecret(owner, rs.id, client.client_id, {});
+      const token = await clientCredentials(slowAs, { ...client, client_secret: rotated.client_secret });
+      expect(token.token_type).toBe("bearer");
+      await expect(clientCredentials(slowAs, client)).rejects.toMatchObject({ status: 401 }); // no grace: the old one is gone
+    } finally {
+      await other.close();
+      await slow.close();
     }
   });
 });

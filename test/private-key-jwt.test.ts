@@ -219,6 +219,19 @@ describe("a CIMD client with a jwks_uri", () => {
   });
 });
 
+describe("a jwks_uri at an IPv4 address written in IPv6 form", () => {
+  it.each(["[::ffff:7f00:1]", "[::7f00:1]"])("%s is refused before any connection, even with private networks allowed", async (literal) => {
+    const key = await newKey("ES256");
+    const keysPath = `/pkj-keys/${++serial}.json`;
+    host.serve(keysPath, { body: { keys: [key.jwk] } });
+    const clientId = hostedClient({ jwks_uri: host.origin.replace("127.0.0.1", literal) + keysPath });
+    const { code, verifier } = await authorizeCode(flowOf(clientId));
+    expect(await exchange(code, verifier, { client_assertion: await assertion(clientId, key) })).toEqual({ status: 401, body: INVALID_CLIENT });
+    expect(reasonOf(requestIds.get(401)!)).toContain(`the jwks_uri document cannot be fetched: the address ${literal.slice(1, -1)} is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)`);
+    expect(host.hitsOf(keysPath)).toBe(0);
+  });
+});
+
 describe("documents", () => {
   const errorPageOf = (html: string) => /<p class="error" role="alert">([^<]*)<\/p>/.exec(html)?.[1]?.replace(/&#39;/g, "'");
   const refusals: Array<[string, Record<string, unknown>, string]> = [

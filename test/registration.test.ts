@@ -2,10 +2,13 @@
 // answer and what it echoes, public vs confidential methods, redirect-URI rules (https, loopback
 // http with any port, private-use schemes for native apps, never fragments/userinfo/wildcards),
 // exact error bodies naming the field, GET/PUT/DELETE with the registration access token (stored
-// hashed, rotated on each use), the per-address rate limit (429 + Retry-After) and the body limit.
+// hashed; a read keeps it, an update rotates it with a compare-and-set), the per-address rate limit
+// (429 + Retry-After; counted in the database, so shared by instances) and the body limit.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as oauth from "oauth4webapi";
 import { startToolgate, type Harness } from "./helpers/harness";
+import { startSecondApp } from "./helpers/second-app";
+import { gzipSync } from "node:zlib";
 import { hashSecret } from "../src/shared/crypto";
 
 let h: Harness;
@@ -136,6 +139,34 @@ describe("POST /oauth/register (RFC 7591)", () => {
     expect(form.body).toEqual({ error: "invalid_client_metadata", error_description: "body: must be application/json (RFC 7591 §3.1)" });
     const nul = await register({ redirect_uris: ["https://app.example.test/cb"], client_name: "a\u0000b" });
     expect(nul.body).toEqual({ error: "invalid_client_metadata", error_description: "client_name: must not contain NUL characters or unpaired surrogates" });
+    // A redirect URI that cannot be stored is a bad redirect URI (RFC 7591 §3.2.2).
+    const nulUri = await register({ redirect_uris: ["https://app.example.test/cb", "https://app.example.test/c\u0000b"] });
+    expect([nulUri.status, nulUri.body]).toEqual([400, { error: "invalid_redirect_uri", error_description: "redirect_uris[1]: must not contain NUL characters or unpaired surrogates" }]);
+  });
+
+  it("reads a gzip body, and answers a corrupt one 400 naming the body", async () => {
+    const gzipped = (body: Buffer) => fetch(`${h.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "content-encoding": "gzip" }, body: new Uint8Array(body) });
+    const whole = gzipSync(JSON.stringify(VSCODE));
+    expect((await gzipped(whole)).status).toBe(201);
+    for (const corrupt of [whole.subarray(0, whole.length - 12), Buffer.from("not gzip at all"), Buffer.concat([whole.subarray(0, 20), Buffer.alloc(40, 0xff)])]) {
+      const r = await gzipped(corrupt);
+      expect([r.status, await r.json()]).toEqual([400, { error: "invalid_client_metadata", error_description: "body: not valid gzip data (Content-Encoding)" }]);
+    }
+  });
+
+  it("refuses bidirectional control characters in what it would show people, and in redirect URIs", async () => {
+    // They would reorder what the sign-in and consent pages say about the client.
+    const bidi = "must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)";
+    for (const [field, value] of [
+      ["client_name", "Good app\u202E"],
+      ["client_name", "\u2066x"],
+      ["software_id", "id\u202A"],
+    ] as const) {
+      const r = await register({ redirect_uris: ["https://app.example.test/cb"], [field]: value });
+      expect([r.status, r.body]).toEqual([400, { error: "invalid_client_metadata", error_description: `${field}: ${bidi}` }]);
+    }
+    const bidiUri = await register({ redirect_uris: ["com.example.app:/cb\u202Egro.live"], application_type: "native" });
+    expect(bidiUri.body).toEqual({ error: "invalid_redirect_uri", error_description: `redirect_uris[0]: ${bidi}` });
   });
 
   it("refuses a body over the limit with 413", async () => {
@@ -153,17 +184,40 @@ describe("POST /oauth/register (RFC 7591)", () => {
 });
 
 describe("RFC 7592 client configuration endpoint", () => {
-  it("GET answers the registration with a new registration access token; the old one stops working", async () => {
+  it("GET answers the registration with the same token (a read changes nothing); PUT answers a new one and the old one stops working", async () => {
     const created = await register(VSCODE);
     const uri = new URL(created.body.registration_client_uri).pathname;
-    const read = await h.request("GET", uri, { headers: bearer(created.body.registration_access_token) });
-    expect(read.status).toBe(200);
-    expect(read.body).toEqual({ ...created.body, registration_access_token: expect.any(String) });
-    expect(read.body.registration_access_token).not.toBe(created.body.registration_access_token);
-    const stale = await h.request("GET", uri, { headers: bearer(created.body.registration_access_token) });
+    const token = created.body.registration_access_token;
+    for (let i = 0; i < 2; i++) {
+      const read = await h.request("GET", uri, { headers: bearer(token) });
+      expect([read.status, read.body]).toEqual([200, created.body]);
+    }
+    const updated = await h.request("PUT", uri, { headers: bearer(token), json: { ...VSCODE, client_id: created.body.client_id, client_name: "VS Code 2" } });
+    expect(updated.status).toBe(200);
+    expect(updated.body.registration_access_token).not.toBe(token);
+    const stale = await h.request("GET", uri, { headers: bearer(token) });
     expect(stale.status).toBe(401);
     expect(stale.headers.get("www-authenticate")).toBe('Bearer error="invalid_token"');
     expect(stale.body).toEqual({ error: "invalid_token", error_description: "the registration access token is invalid, or the client is not registered" });
+    expect((await h.request("GET", uri, { headers: bearer(updated.body.registration_access_token) })).body).toMatchObject({ client_name: "VS Code 2" });
+  });
+
+  it("parallel reads with one token all answer that token, which keeps working; of parallel updates exactly one wins, the others change nothing", async () => {
+    const created = await register(VSCODE);
+    const uri = new URL(created.body.registration_client_uri).pathname;
+    const token = created.body.registration_access_token;
+    const reads = await Promise.all(Array.from({ length: 8 }, () => h.request("GET", uri, { headers: bearer(token) })));
+    expect(reads.map((r) => [r.status, r.body.registration_access_token])).toEqual(Array.from({ length: 8 }, () => [200, token]));
+    const names = Array.from({ length: 8 }, (_, i) => `VS Code ${i}`);
+    const puts = await Promise.all(names.map((client_name) => h.request("PUT", uri, { headers: bearer(token), json: { ...VSCODE, client_id: created.body.client_id, client_name } })));
+    const won = puts.filter((r) => r.status === 200);
+    expect(won).toHaveLength(1);
+    expect(puts.filter((r) => r.status === 401).map((r) => r.body.error)).toEqual(Array.from({ length: 7 }, () => "invalid_token"));
+    // The one new token works and holds the winner's metadata; the old one is dead.
+    const now = await h.request("GET", uri, { headers: bearer(won[0]!.body.registration_access_token) });
+    expect([now.status, now.body.client_name]).toEqual([200, won[0]!.body.client_name]);
+    expect((await h.db.client.findUnique({ where: { clientId: created.body.client_id } }))!.clientName).toBe(won[0]!.body.client_name);
+    expect((await h.request("GET", uri, { headers: bearer(token) })).status).toBe(401);
   });
 
   it("PUT replaces the metadata; it must name the client and not send server-managed fields", async () => {
@@ -210,7 +264,27 @@ describe("counters", () => {
   });
 });
 
-describe("rate limit per address", () => {
+describe("rate limit per address, shared by instances", () => {
+  it("counts in the database: registrations through another instance (or after a restart) use up the same allowance", async () => {
+    const limited = await startToolgate({ env: { TOOLGATE_REGISTRATION_RATE_LIMIT: "3" } });
+    const other = await startSecondApp(limited);
+    try {
+      const registerAt = (base: string) => fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(VSCODE) });
+      expect((await registerAt(limited.url)).status).toBe(201);
+      expect((await registerAt(other.url)).status).toBe(201);
+      expect((await registerAt(limited.url)).status).toBe(201);
+      for (const base of [other.url, limited.url]) {
+        const r = await registerAt(base);
+        expect(r.status).toBe(429);
+        expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(3500);
+      }
+      expect(await limited.db.client.count({ where: { registrationMode: "dcr" } })).toBe(3);
+    } finally {
+      await other.close();
+      await limited.close();
+    }
+  });
+
   it("beyond the limit: 429 with Retry-After, counted; nothing registered", async () => {
     const count = await h.db.client.count();
     let limited: Awaited<ReturnType<typeof register>> | undefined;

@@ -415,17 +415,35 @@ describe("private networks (SSRF): refused unless TOOLGATE_SCAN_ALLOW_PRIVATE is
     "http://[fe80::1]/mcp",
     "http://[fd00:ec2::254]/mcp",
     "http://[ff02::1]/mcp",
-    "http://[::ffff:127.0.0.1]/mcp",
-    "http://[::ffff:a9fe:a9fe]/mcp",
     "http://[64:ff9b::10.0.0.1]/mcp",
-    "https://[::ffff:192.168.0.1]:8443/mcp",
   ])("refuses %s before any connection", async (url) => {
     await expect(scanMcpServer(url, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 1000 })).rejects.toThrow(PRIVATE_REFUSED);
   });
 
-  it("classifies the range boundaries (loopback/RFC 1918/ULA/link-local/CGNAT/multicast/mapped vs public)", () => {
-    const refused = ["127.255.255.255", "10.255.255.255", "172.16.0.0", "172.31.255.255", "192.168.255.255", "169.254.0.1", "100.127.255.255", "239.255.255.255", "::ffff:10.1.2.3", "fc00::1", "fdff:ffff::1", "febf::1", "fe80::1%eth0", "64:ff9b::a9fe:a9fe", "not-an-ip"];
-    const allowed = ["8.8.8.8", "11.0.0.1", "172.15.255.255", "172.32.0.0", "192.167.255.255", "169.253.255.255", "100.63.255.255", "100.128.0.0", "223.255.255.255", "::ffff:8.8.8.8", "2606:4700:4700::1111", "fbff::1", "2001:db8::1", "64:ff9b::808:808"];
+  // IPv4-compatible (::/96) and IPv4-mapped (::ffff:0:0/96) forms: refused whatever they spell and
+  // whatever TOOLGATE_SCAN_ALLOW_PRIVATE says (the loopback server below would otherwise answer).
+  it.each([
+    ["http://[::7f00:1]", "::7f00:1"],
+    ["http://[::127.0.0.1]", "::7f00:1"],
+    ["http://[::a9fe:a9fe]/latest/meta-data/", "::a9fe:a9fe"],
+    ["http://[::808:808]", "::808:808"],
+    ["http://[::ffff:127.0.0.1]", "::ffff:7f00:1"],
+    ["http://[::ffff:a9fe:a9fe]", "::ffff:a9fe:a9fe"],
+    ["https://[::ffff:192.168.0.1]", "::ffff:c0a8:1"],
+    ["http://[::ffff:8.8.8.8]", "::ffff:808:808"],
+  ])("refuses %s before any connection, even with private networks allowed", async (origin, shown) => {
+    const tcp = await startResettingServer(); // on 127.0.0.1: counts the connections that reach it
+    cleanup.push(tcp);
+    const url = `${origin}:${new URL(tcp.url).port}/mcp`;
+    for (const allowPrivateNetworks of [false, true]) {
+      await expect(scanMcpServer(url, { timeoutMs: SCAN_TIMEOUT_MS, maxBytes: 1000, allowPrivateNetworks })).rejects.toThrow(`the address ${shown} is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)`);
+    }
+    expect(tcp.connections()).toBe(0);
+  });
+
+  it("classifies the range boundaries (loopback/RFC 1918/ULA/link-local/CGNAT/multicast/IPv4 in IPv6 form vs public)", () => {
+    const refused = ["127.255.255.255", "10.255.255.255", "172.16.0.0", "172.31.255.255", "192.168.255.255", "169.254.0.1", "100.127.255.255", "239.255.255.255", "::ffff:10.1.2.3", "::ffff:8.8.8.8", "::8.8.8.8", "::7f00:1", "fc00::1", "fdff:ffff::1", "febf::1", "fe80::1%eth0", "64:ff9b::a9fe:a9fe", "not-an-ip"];
+    const allowed = ["8.8.8.8", "11.0.0.1", "172.15.255.255", "172.32.0.0", "192.167.255.255", "169.253.255.255", "100.63.255.255", "100.128.0.0", "223.255.255.255", "::1:0:0:1", "::ffff:0:1:2", "2606:4700:4700::1111", "fbff::1", "2001:db8::1", "64:ff9b::808:808"];
     expect(refused.filter((a) => !isNonPublicAddress(a))).toEqual([]);
     expect(allowed.filter((a) => isNonPublicAddress(a))).toEqual([]);
   });

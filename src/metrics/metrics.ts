@@ -12,6 +12,7 @@ import type { EntryCache } from "../shared/entry-cache";
 import type { ChangeBus } from "../storage/change-bus";
 import type { OAuthOutcomes } from "../modules/oauth";
 import type { ScanOutcome } from "../modules/resource-servers";
+import type { SignInCounts } from "../modules/tenancy";
 import { clusterMetricsReader } from "./cluster-metrics";
 
 /** Grant types counted by name; anything else a client sends is "other" (bounded labels). */
@@ -80,6 +81,7 @@ export class Metrics implements OAuthOutcomes {
   private readonly introspections: Counter<"active" | "cache">;
   private readonly scans: Counter<"outcome">;
   private registrationCounts: RegistrationCounts | undefined;
+  private signInCounts: SignInCounts | undefined;
   /** [active][cached] children, bound once: the introspection hot path only increments. */
   private readonly introspectionChildren: { inc(): void }[][];
 
@@ -136,6 +138,10 @@ export class Metrics implements OAuthOutcomes {
       ["operation"],
       fromRegistrations("operation", (c) => ({ read: c.service.read, updated: c.service.updated, deleted: c.service.deleted, pruned: c.service.pruned })),
     );
+
+    const fromSignIns = (pick: (c: SignInCounts) => number) => () => (this.signInCounts ? [[{}, pick(this.signInCounts)] as [Record<string, string>, number]] : []);
+    scrapedCounter(this.registry, "toolgate_password_checks_total", "Passwords checked (scrypt) at admin login and end-user sign-in, an unknown email's dummy check included", [], fromSignIns((c) => c.passwordChecks));
+    scrapedCounter(this.registry, "toolgate_sign_in_throttled_total", "Sign-in attempts refused by the login throttle before any password check", [], fromSignIns((c) => c.throttled));
 
     const { caches, bus } = sources;
     const byCache = (stat: (c: EntryCache<unknown>) => number) => () => [...perCache(caches, stat)].map(([cache, v]) => [{ cache }, v] as [Record<string, string>, number]);
@@ -200,6 +206,11 @@ export class Metrics implements OAuthOutcomes {
   /** Where the registration figures are read at scrape time (the service's and its router's counters). */
   readRegistrations(counts: RegistrationCounts): void {
     this.registrationCounts = counts;
+  }
+
+  /** Where the password sign-in figures are read at scrape time (TenancyService.stats). */
+  readSignIns(counts: SignInCounts): void {
+    this.signInCounts = counts;
   }
 
   /** The exposition (Prometheus text format 0.0.4) and its content type. */

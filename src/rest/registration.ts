@@ -6,26 +6,19 @@
 //   401 invalid_token (RFC 7592: unknown client or wrong registration access token, alike),
 //   413 body too large, 429 too many registrations from this address (Retry-After).
 // Unauthenticated and open to browsers (CORS without credentials): MCP clients register with no
-// initial access token (RFC 7591 §3 allows open registration; MCP clients such as Cursor fail on a 401 there); the per-address limit replaces authentication.
+// initial access token (RFC 7591 §3 allows open registration; MCP clients such as Cursor fail on a
+// 401 there); the per-address limit, shared by every instance
+// (modules/clients/address-limits.ts), replaces authentication.
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
-import { RegistrationAccessDenied, RegistrationError, type RegistrationService } from "../modules/clients";
-import type { Clock } from "../shared/clock";
-import { FixedWindowLimiter } from "../shared/rate-limit";
-import { describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
+import { RegistrationAccessDenied, RegistrationError, type AddressRateLimit, type RegistrationService } from "../modules/clients";
+import { UNSTORABLE_TEXT, describeUnsafeInput, findUnsafeInput, unsafeText } from "../shared/input-safety";
 import type { Logger } from "../shared/logger";
 import { NO_STORE, sendJson } from "./oauth-response";
 import { publicCors } from "./public-cors";
-import { normaliseAddress } from "../shared/client-address";
 
 export const REGISTRATION_PATH = "/oauth/register";
 /** Client metadata is small (20 redirect URIs of 2 KB at most, a few short strings). */
 export const REGISTRATION_BODY_LIMIT = "64kb";
-
-export interface RegistrationLimits {
-  /** Registrations per address per window (TOOLGATE_REGISTRATION_RATE_LIMIT). */
-  perAddress: number;
-  windowMs: number;
-}
 
 /** Rate-limit counters next to the service's own (a metrics endpoint reads both). */
 export interface RegistrationHttpStats {
@@ -61,19 +54,31 @@ function clientIdParam(req: Request): string {
 function jsonBody(req: Request): unknown {
   if (!req.is("application/json")) throw new RegistrationError("invalid_client_metadata", "body: must be application/json (RFC 7591 §3.1)");
   const unsafe = findUnsafeInput(req.body);
-  if (unsafe) throw new RegistrationError("invalid_client_metadata", describeUnsafeInput(unsafe, { whole: "body" }));
-  return req.body;
+  if (!unsafe) return req.body;
+  // RFC 7591 §3.2.2: whatever is wrong with a redirect URI, the error is invalid_redirect_uri.
+  const [field, index, ...deeper] = unsafe.path;
+  if (field === "redirect_uris" && typeof index === "number" && deeper.length === 0 && unsafe.kind !== "depth") {
+    throw new RegistrationError("invalid_redirect_uri", `redirect_uris[${index}]: ${UNSTORABLE_TEXT}`);
+  }
+  throw new RegistrationError("invalid_client_metadata", describeUnsafeInput(unsafe, { whole: "body" }));
 }
 
-export function registrationRouter(service: RegistrationService, limits: RegistrationLimits, clock: Clock, logger: Logger): { router: Router; stats: RegistrationHttpStats } {
+/** Why a body could not be read (body-parser's 400s): a corrupt compressed body names its encoding. */
+function unreadableBody(req: Request, err: unknown): string {
+  const encoding = req.headers["content-encoding"];
+  const zlib = /^Z_/.test(String((err as { code?: unknown }).code));
+  return zlib && encoding ? `body: not valid ${encoding} data (Content-Encoding)` : "body: could not be read";
+}
+
+/** `limit`: registrations per client address (TOOLGATE_REGISTRATION_RATE_LIMIT per TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS). */
+export function registrationRouter(service: RegistrationService, limit: AddressRateLimit, logger: Logger): { router: Router; stats: RegistrationHttpStats } {
   const stats: RegistrationHttpStats = { rateLimited: 0, tooLarge: 0 };
-  const limiter = new FixedWindowLimiter(clock, limits.perAddress, limits.windowMs);
   const r = Router();
   const paths = [REGISTRATION_PATH, `${REGISTRATION_PATH}/:client_id`];
   r.use(paths, cors);
   // Before the body is read: a flood costs no parsing.
-  r.post(REGISTRATION_PATH, (req, res, next) => {
-    const wait = limiter.take(normaliseAddress(req.ip));
+  r.post(REGISTRATION_PATH, async (req, res, next) => {
+    const wait = await limit.take(req.ip);
     if (wait === 0) return next();
     stats.rateLimited++;
     error(res, 429, "too_many_requests", "too many registrations from this address; try again later", { "Retry-After": String(wait) });
@@ -106,7 +111,9 @@ export function registrationRouter(service: RegistrationService, limits: Registr
       return error(res, 400, "invalid_client_metadata", "body: not valid JSON");
     }
     // A :client_id that is not valid percent-encoded UTF-8 names no client: the same 401 as an unknown one.
-    if (err instanceof URIError || (err as { status?: number }).status === 400) return denied(res);
+    if (err instanceof URIError) return denied(res);
+    // Any other 400 comes from reading the body (a corrupt gzip or deflate body, a body cut short).
+    if ((err as { status?: number }).status === 400) return error(res, 400, "invalid_client_metadata", unreadableBody(req, err));
     logger.error({ err, requestId: res.locals.requestId, path: req.path }, "unhandled error");
     const unavailable = (err as { code?: string }).code === "unavailable";
     error(res, unavailable ? 503 : 500, unavailable ? "temporarily_unavailable" : "server_error", unavailable ? "the authorization server cannot answer right now; try again shortly" : "internal error");

@@ -100,13 +100,14 @@ async function startOnce(port: number, env: Record<string, string> | ((url: stri
   };
 }
 
-/** A second Toolgate process on the harness's database, master key and issuer (instances behind one URL). */
-export function startSecondInstance(h: { config: { database: { url: string }; masterKey: Buffer | undefined; publicUrl: string; dataDir: string } }): Promise<RunningServer> {
+/** A second Toolgate process on the harness's database, master key and issuer (instances behind one URL), with `env` besides. */
+export function startSecondInstance(h: { config: { database: { url: string }; masterKey: Buffer | undefined; publicUrl: string; dataDir: string } }, env: Record<string, string> = {}): Promise<RunningServer> {
   return startServerProcess({
     DATABASE_URL: h.config.database.url,
     TOOLGATE_MASTER_KEY: h.config.masterKey!.toString("hex"),
     TOOLGATE_PUBLIC_URL: h.config.publicUrl,
     TOOLGATE_DATA_DIR: h.config.dataDir,
     TOOLGATE_LOG_LEVEL: "warn",
+    ...env,
   });
 }

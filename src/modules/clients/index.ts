@@ -31,6 +31,7 @@ export {
 export { toClientView, type ClientView, type CreatedClientView, type RotatedSecretView } from "./views";
 export { findClientForSignIn, SignInClientLookup, type ClientForSignIn } from "./sign-in-lookup";
 export { CimdClients, type CimdOutcome, type CimdStats } from "./cimd/cimd-clients";
+export { AddressRateLimits, type AddressRateLimit } from "./address-limits";
 export { isCimdClientId, cimdUrl } from "./cimd/client-id";
 export { CIMD_MAX_BYTES, CIMD_CACHE, type CimdFetchOptions } from "./cimd/fetch-document";
 export { RegistrationService, RegistrationAccessDenied, type RegistrationResponse, type RegistrationStats } from "./registration";

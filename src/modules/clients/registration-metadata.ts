@@ -35,6 +35,13 @@ const APPLICATION_TYPES = ["web", "native"] as const;
 
 const MAX_REDIRECT_URIS = 20;
 const MAX_TEXT = 200;
+/**
+ * Bidirectional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069): in a
+ * client_name shown to people they would reverse the text after it ("(name not verified)", the
+ * redirect host). Refused in every text a client registers; the pages isolate what is shown anyway.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+const BIDI_REFUSED = "must not contain bidirectional control characters (U+202A-U+202E, U+2066-U+2069)";
 const SCOPE_TOKEN_RE = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 /** RFC 8252 §7.1: a private-use scheme is a reverse domain name (so it has a dot). */
 const PRIVATE_USE_SCHEME_RE = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/;
@@ -60,6 +67,7 @@ function optionalText(body: Record<string, unknown>, field: string): string | un
   const v = body[field];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== "string" || v.trim() === "" || v.length > MAX_TEXT) throw metadataError(field, `must be a non-empty string of at most ${MAX_TEXT} characters`);
+  if (BIDI_CONTROLS.test(v)) throw metadataError(field, BIDI_REFUSED);
   return v.trim();
 }
 
@@ -84,6 +92,7 @@ function stringList(body: Record<string, unknown>, field: string, fallback: read
 function redirectUri(uri: unknown, native: boolean): { ok: true; href: string } | { ok: false; why: string } {
   if (typeof uri !== "string" || uri.length === 0 || uri.length > 2048) return { ok: false, why: "must be a URL string of at most 2048 characters" };
   if (uri.includes("*")) return { ok: false, why: "must not contain a wildcard" };
+  if (BIDI_CONTROLS.test(uri)) return { ok: false, why: BIDI_REFUSED };
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)?.[1]?.toLowerCase();
   if (scheme === "https" || scheme === "http") {
     const r = strictUrl(uri, { schemes: ["https:", "http:"], allowQuery: true });

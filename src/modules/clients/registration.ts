@@ -6,10 +6,14 @@
 //
 // Credentials: the client secret (confidential methods only) and the registration access token
 // are 256-bit random strings shown in the answer and stored as peppered hashes
-// (docs/decisions/0003-client-secrets.md). Since only hashes are kept, every RFC 7592 read or
-// update answers with a NEW registration access token (RFC 7592 §3: "the authorization server MAY
-// issue a new registration access token ... the client MUST discard the old one") and no
-// client_secret (the client holds it; RFC 7592 §3 makes returning it optional).
+// (docs/decisions/0003-client-secrets.md). An RFC 7592 read answers with the token it was sent
+// (still the valid one: a read changes nothing, so reads in parallel or retried after a lost answer
+// never leave the client holding a dead token); an update answers with a NEW one (RFC 7592 §3: "the
+// authorization server MAY issue a new registration access token ... the client MUST discard the
+// old one"), swapped by a compare-and-set on the old token's hash, so of two updates sent with one
+// token exactly one succeeds and the other is refused having changed nothing
+// (docs/decisions/0031-registration-access-token-rotation.md). No client_secret is returned (the
+// client holds it; RFC 7592 §3 makes returning it optional).
 import type { Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
@@ -93,13 +97,11 @@ export class RegistrationService {
     return { ...this.response(row, metadata, registrationToken), ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 }) };
   }
 
-  /** GET /oauth/register/:client_id (RFC 7592 §2.1). */
+  /** GET /oauth/register/:client_id (RFC 7592 §2.1): the registration, with the same token. */
   async get(clientId: string, registrationToken: string): Promise<RegistrationResponse> {
     const row = await this.authorize(clientId, registrationToken);
-    const next = this.ids.token(SECRET_BYTES);
-    const updated = await this.db.client.update({ where: { id: row.id }, data: { registrationTokenHash: hashSecret(this.pepper, next) } });
     this.stats.read++;
-    return this.response(updated, metadataOf(updated), next);
+    return this.response(row, metadataOf(row), registrationToken);
   }
 
   /** PUT /oauth/register/:client_id (RFC 7592 §2.2): the body replaces the metadata. */
@@ -118,12 +120,14 @@ export class RegistrationService {
       throw this.rejected(new RegistrationError("invalid_client_metadata", `token_endpoint_auth_method: cannot change after registration (registered: ${row.tokenEndpointAuthMethod})`));
     }
     const next = this.ids.token(SECRET_BYTES);
-    const updated = await this.db.client.update({
-      where: { id: row.id },
+    // Only while the token this update was authorized with is still the registered one.
+    const { count } = await this.db.client.updateMany({
+      where: { id: row.id, registrationTokenHash: row.registrationTokenHash },
       data: { ...columnsOf(metadata), registrationTokenHash: hashSecret(this.pepper, next), updatedAt: this.clock.now() },
     });
+    if (count === 0) throw new RegistrationAccessDenied(); // a concurrent update (or deletion) came first
     this.stats.updated++;
-    return this.response(updated, metadata, next);
+    return this.response(row, metadata, next);
   }
 
   /**

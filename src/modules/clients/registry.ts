@@ -43,6 +43,9 @@ export interface RegisteredClient {
 
 export type AssertionKeys = { jwks: { keys: Array<Record<string, unknown>> } } | { jwksUri: string };
 
+/** What a client secret is checked against: the stored hashes, and the end of a rotated-out one's grace. */
+export type StoredSecrets = Pick<RegisteredClient, "secretHash" | "previousSecretHash" | "previousSecretExpiresAt">;
+
 /** The key source stored with a private_key_jwt client's metadata (cimd/cimd-clients.ts). */
 function assertionKeysOf(method: string, metadata: unknown): AssertionKeys | null {
   if (method !== "private_key_jwt" || typeof metadata !== "object" || metadata === null) return null;
@@ -67,7 +70,7 @@ export class ClientRegistry {
   private readonly cache: EntryCache<RegisteredClient>;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly pepper: Buffer,
     caches: CacheFactory,
   ) {
@@ -125,6 +128,22 @@ export class ClientRegistry {
     return this.cache.get(clientId);
   }
 
+  /** The client read from the database now (one indexed query), replacing what the cache held. */
+  load(clientId: string): Promise<RegisteredClient | null> {
+    return this.cache.load(clientId);
+  }
+
+  /**
+   * The secret hashes stored now (null when unknown or revoked): one indexed query reading a few
+   * short columns, about what looking up an id that does not exist costs (oauth/client-auth.ts
+   * reads this to make a refusal cost the same whether the client_id exists or not).
+   */
+  async storedSecrets(clientId: string): Promise<StoredSecrets | null> {
+    const r = await this.db.client.findUnique({ where: { clientId }, select: { status: true, secretHash: true, previousSecretHash: true, previousSecretExpiresAt: true } });
+    if (!r || r.status === "revoked") return null;
+    return { secretHash: r.secretHash, previousSecretHash: r.previousSecretHash, previousSecretExpiresAt: r.previousSecretExpiresAt?.getTime() ?? 0 };
+  }
+
   /**
    * client_id + client_secret check in constant time: the stored hash the secret matched (the
    * current one, or the rotated-out one while its grace lasts by `clock`), undefined when it fails.
@@ -132,7 +151,7 @@ export class ClientRegistry {
    * response time reveals neither which ids exist nor which secret matched. Status is not checked
    * here (the caller decides what a pending client may do).
    */
-  verifySecret(client: RegisteredClient | null, secret: string, clock: Clock): string | undefined {
+  verifySecret(client: StoredSecrets | null, secret: string, clock: Clock): string | undefined {
     const presented = hashSecret(this.pepper, secret);
     const current = safeEqual(presented, client?.secretHash ?? DUMMY_HASH);
     const previous = safeEqual(presented, client?.previousSecretHash ?? DUMMY_HASH);
@@ -152,7 +171,7 @@ export class ClientRegistry {
   }
 
   /** The grace of a rotated-out secret ends at previousSecretExpiresAt, exclusive. */
-  private inGrace(client: RegisteredClient, clock: Clock): boolean {
+  private inGrace(client: StoredSecrets, clock: Clock): boolean {
     return clock.now().getTime() < client.previousSecretExpiresAt;
   }
 

@@ -14,6 +14,12 @@
 // in each request"): a secret in both places is invalid_request. Every failure to authenticate
 // (unknown id, wrong secret, revoked or not yet approved client, no credentials) is the same
 // invalid_client with the same description, so a prober learns nothing about which check failed.
+// Nor from the time it takes: an id never seen must be looked up in the database, while a known
+// id (or one known not to exist) is answered from memory. So a refusal costs one database read
+// whatever the id: a miss has made it already; an id answered from memory reads its stored secret
+// hashes (ClientRegistry.storedSecrets: about what a lookup that finds nothing costs), and the
+// secret is checked once more either way (docs/decisions/0006-hot-paths-answer-from-memory.md, amended).
+// Successes stay in memory.
 import type { ClientRegistry, RegisteredClient } from "../clients";
 import type { Clock } from "../../shared/clock";
 import { CredentialCache } from "./credential-cache";
@@ -88,20 +94,45 @@ export class ClientAuthenticator {
 
   /** A client_id alone: valid only for an approved public client (no secret registered). */
   private async publicClient(id: string): Promise<RegisteredClient> {
-    const client = await this.clients.get(id);
-    if (!client) throw oauthError("invalid_client", "unknown client_id");
-    if (client.secretHash !== null || client.tokenEndpointAuthMethod !== "none") throw oauthError("invalid_client", "a confidential client sent no secret");
-    if (client.status !== "approved") throw oauthError("invalid_client", `client status ${client.status}`);
-    return client;
+    const { client, read } = await this.find(id);
+    const refusal = publicClientRefusal(client);
+    if (refusal === undefined) return client!;
+    if (!read) await this.clients.storedSecrets(id); // the one database read of every refusal (file comment)
+    throw oauthError("invalid_client", refusal);
   }
 
   private async verify(id: string, secret: string): Promise<RegisteredClient | undefined> {
-    const known = await this.clients.get(id); // from memory on a hit; one indexed query on a miss
+    const { client, read } = await this.find(id);
     // A rotated-out secret's grace is judged per request against the clock (the entry holds both hashes).
-    if (known && this.verified.check(id, secret, (verified) => this.clients.accepts(known, verified, this.clock))) return known;
-    const matched = this.clients.verifySecret(known, secret, this.clock);
-    if (!known || !matched) return undefined;
-    this.verified.remember(id, secret, matched);
-    return known;
+    if (client && this.verified.check(id, secret, (verified) => this.clients.accepts(client, verified, this.clock))) return client;
+    const matched = this.clients.verifySecret(client, secret, this.clock);
+    if (client && matched) return this.remember(id, secret, client, matched);
+    // Refused so far: one database read for every refusal (the file comment), then the check again.
+    const stored = read ? client : await this.clients.storedSecrets(id);
+    if (!this.clients.verifySecret(stored, secret, this.clock)) return undefined;
+    // It matches what is stored but not the entry in memory: the secret was rotated (or the client
+    // created) on another instance a moment ago, before its change reached this one.
+    const fresh = await this.clients.load(id);
+    const now = this.clients.verifySecret(fresh, secret, this.clock);
+    return fresh && now ? this.remember(id, secret, fresh, now) : undefined;
   }
+
+  private remember(id: string, secret: string, client: RegisteredClient, matchedHash: string): RegisteredClient {
+    this.verified.remember(id, secret, matchedHash);
+    return client;
+  }
+
+  /** The client from memory, or from the database on a miss (`read`: this request queried it). */
+  private async find(id: string): Promise<{ client: RegisteredClient | null; read: boolean }> {
+    const cached = this.clients.peek(id);
+    return cached === undefined ? { client: await this.clients.load(id), read: true } : { client: cached, read: false };
+  }
+}
+
+/** Why a client_id alone does not authenticate this client, or undefined when it does. */
+function publicClientRefusal(client: RegisteredClient | null): string | undefined {
+  if (!client) return "unknown client_id";
+  if (client.secretHash !== null || client.tokenEndpointAuthMethod !== "none") return "a confidential client sent no secret";
+  if (client.status !== "approved") return `client status ${client.status}`;
+  return undefined;
 }

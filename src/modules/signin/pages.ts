@@ -1,9 +1,15 @@
 // Server-rendered sign-in and consent pages: plain, accessible HTML (labels, one h1, a main
-// landmark, no script). Every interpolated value is escaped.
+// landmark, no script). Every interpolated value is escaped, and every value the client chose (its
+// name, client_id, metadata host, redirect host, resource) is isolated in <bdi>: a bidirectional
+// control character in it (U+202A-U+202E, U+2066-U+2069) cannot reorder the rest of the sentence,
+// such as "(name not verified)" or the redirect host (Unicode UAX #9 isolates; HTML's bdi element).
 
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
+
+/** A client-chosen string, escaped and isolated from the text around it. */
+const isolated = (s: string) => `<bdi>${escapeHtml(s)}</bdi>`;
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -47,9 +53,9 @@ export interface FormActions {
 
 /** The client's name, marked when the client chose it itself, with the CIMD host when there is one. */
 function clientLabel(client: ClientDisplay): string {
-  const name = `<strong>${escapeHtml(client.clientName)}</strong>`;
+  const name = `<strong>${isolated(client.clientName)}</strong>`;
   const unverified = client.clientNameVerified ? "" : ` <em>(name not verified)</em>`;
-  const host = client.metadataHost ? ` from <strong>${escapeHtml(client.metadataHost)}</strong>` : "";
+  const host = client.metadataHost ? ` from <strong>${isolated(client.metadataHost)}</strong>` : "";
   return name + unverified + host;
 }
 
@@ -58,7 +64,7 @@ export function loginPage(opts: { ticket: string; client: ClientDisplay; action:
   return page(
     "Sign in",
     `<h1>Sign in</h1>
-<p>${clientLabel(client)} wants to access <code>${escapeHtml(client.resource)}</code> on your behalf.</p>
+<p>${clientLabel(client)} wants to access <code>${isolated(client.resource)}</code> on your behalf.</p>
 ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ""}
 <form method="post" action="${escapeHtml(opts.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
@@ -91,11 +97,11 @@ export function consentPage(opts: { ticket: string; client: ClientDisplay; conte
     "Allow access",
     `<h1>Allow access?</h1>
 <p>Signed in as <strong>${escapeHtml(opts.userEmail)}</strong>.</p>
-<p>${clientLabel(client)} (client <code>${escapeHtml(client.clientId)}</code>) asks to use
-<strong>${escapeHtml(context.serverName)}</strong> (<code>${escapeHtml(client.resource)}</code>) in the workspace
+<p>${clientLabel(client)} (client <code>${isolated(client.clientId)}</code>) asks to use
+<strong>${escapeHtml(context.serverName)}</strong> (<code>${isolated(client.resource)}</code>) in the workspace
 <strong>${escapeHtml(context.workspaceName)}</strong> with these permissions:</p>
 ${scopes}
-<p>After you decide, you will be sent to <strong>${escapeHtml(client.redirectHost)}</strong>.</p>
+<p>After you decide, you will be sent to <strong>${isolated(client.redirectHost)}</strong>.</p>
 <form method="post" action="${escapeHtml(opts.action)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
 <button type="submit" name="decision" value="allow">Allow</button>

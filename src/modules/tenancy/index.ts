@@ -1,5 +1,5 @@
-export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView, type LoginSource } from "./tenancy-service";
-export { LoginThrottle, type LoginAttempt, type LoginGuard } from "./login-throttle";
+export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView, type LoginSource, type SignInCounts } from "./tenancy-service";
+export { LoginThrottle, type AttemptKeys, type Reservation } from "./login-throttle";
 export { toMembershipView, type MembershipView } from "./views";
 export { toMemberView, toEndUserView, type MemberView, type EndUserView } from "./views";
 export { MembershipService } from "./membership-service";

@@ -5,7 +5,7 @@ import { isUniqueViolation } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
 import { DomainError, badRequest, conflict, forbidden, notFound, unauthenticated } from "../../shared/errors";
-import type { LoginAttempt, LoginThrottle } from "./login-throttle";
+import type { LoginThrottle } from "./login-throttle";
 import { type Actor, type MembershipType, assertCanWrite, assertSameTenant } from "../../shared/actor";
 import type { JwtService } from "../tokens";
 import { toMembershipView, type MembershipView } from "./views";
@@ -34,7 +34,17 @@ export interface UserView {
   membership: MembershipView;
 }
 
+/** Counters of password sign-in, for monitoring (GET /metrics reads them at scrape time). */
+export interface SignInCounts {
+  /** Password hashes verified (scrypt), the dummy hash of an unknown email included. */
+  passwordChecks: number;
+  /** Attempts refused by the throttle before any check. */
+  throttled: number;
+}
+
 export class TenancyService {
+  readonly stats: SignInCounts = { passwordChecks: 0, throttled: 0 };
+
   constructor(
     private readonly db: Db,
     private readonly jwt: JwtService,
@@ -80,12 +90,12 @@ export class TenancyService {
    * The account of `workspaceId` whose email and password these are, or null. An unknown email is
    * checked against a dummy hash, so response time does not tell which emails exist. Used by
    * end-user sign-in (the workspace of the resource server) and by admin login with a workspace id.
-   * `source.address` is the client address: failures back off per account and address
+   * `source.address` is the client address: attempts back off per account and address
    * (login-throttle.ts); a throttled attempt throws too_many_requests before any password check.
    */
   async verifyCredentials(workspaceId: string, emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; credentialVersion: number } | null> {
     const email = emailInput.trim().toLowerCase();
-    return this.throttled({ account: this.throttle.accountKey(email, workspaceId), address: source.address }, async () => {
+    return this.throttled([this.throttle.accountKey(email, workspaceId)], source, async () => {
       const user = await this.db.user.findUnique({ where: { tenantId_email: { tenantId: workspaceId, email } } });
       return (await this.passwordMatches(user, password)) ? user : null;
     });
@@ -95,11 +105,15 @@ export class TenancyService {
    * Admin login without a workspace id: the oldest account with this email whose password matches
    * (a person who owns several workspaces has one account in each; usually the same password).
    * At most MAX_ACCOUNTS_PER_LOGIN accounts are tried, so a login costs a bounded number of hashes.
+   * The attempt counts against each of those accounts, under the same keys as a login naming the
+   * workspace and the end-user sign-in: one allowance per account, whatever the door.
    */
   private async verifyAnyAccount(emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; tenantId: string; credentialVersion: number } | null> {
     const email = emailInput.trim().toLowerCase();
-    return this.throttled({ account: this.throttle.accountKey(email), address: source.address }, async () => {
-      const accounts = await this.db.user.findMany({ where: { email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_ACCOUNTS_PER_LOGIN });
+    const accounts = await this.db.user.findMany({ where: { email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_ACCOUNTS_PER_LOGIN });
+    // An email with no account is counted under its own key, so it is throttled like one that has accounts.
+    const keys = accounts.length === 0 ? [this.throttle.accountKey(email)] : accounts.map((a) => this.throttle.accountKey(email, a.tenantId));
+    return this.throttled(keys, source, async () => {
       if (accounts.length === 0) await this.passwordMatches(null, password);
       for (const user of accounts) if ((await this.passwordMatches(user, password)) && (await this.activeMembership(user.id))) return user;
       return null;
@@ -111,17 +125,23 @@ export class TenancyService {
   }
 
   private async passwordMatches(user: { passwordHash: string | null } | null, password: string): Promise<boolean> {
+    this.stats.passwordChecks++;
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     return ok && !!user?.passwordHash;
   }
 
-  /** Wrong-password counting around one credential check (admin login and end-user sign-in alike). */
-  private async throttled<T>(attempt: LoginAttempt, check: () => Promise<T | null>): Promise<T | null> {
-    const wait = await this.throttle.retryAfter(attempt);
-    if (wait > 0) throw new DomainError("too_many_requests", "too many failed sign-in attempts; try again later", { retry_after: wait });
+  /**
+   * One credential check under the throttle (admin login and end-user sign-in alike): the attempt
+   * is counted under every account it may test before any password is hashed; refused, it throws.
+   */
+  private async throttled<T>(accounts: string[], source: LoginSource, check: () => Promise<T | null>): Promise<T | null> {
+    const reservation = await this.throttle.reserve({ accounts, address: source.address });
+    if (!reservation.allowed) {
+      this.stats.throttled++;
+      throw new DomainError("too_many_requests", "too many failed sign-in attempts; try again later", { retry_after: reservation.retryAfter });
+    }
     const found = await check();
-    if (found) await this.throttle.succeeded(attempt);
-    else await this.throttle.failed(attempt);
+    await reservation.settle(found ? "success" : "failure");
     return found;
   }
 

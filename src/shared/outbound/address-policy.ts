@@ -35,20 +35,41 @@ for (const [net, prefix] of [
 // An IPv6 address in the NAT64 well-known prefix reaches the IPv4 address in its last 32 bits.
 const NAT64 = new BlockList();
 NAT64.addSubnet("64:ff9b::", 96, "ipv6");
+// IPv6 forms that only spell an IPv4 address: IPv4-compatible (::/96, deprecated by RFC 4291
+// §2.5.5.1, e.g. [::7f00:1] or [::127.0.0.1]) and IPv4-mapped (::ffff:0:0/96, RFC 4291 §2.5.5.2,
+// an API notation never meant for the wire). What a connection to one reaches depends on the
+// host's network stack (a mapped address reaches the IPv4 host through a dual-stack socket, a
+// compatible one is usually unroutable), so attempting them would tell a prober about the network
+// by how they fail; and no server needs them (it has its IPv4 address). Refused before connecting,
+// whatever TOOLGATE_SCAN_ALLOW_PRIVATE says.
+// (:: and ::1, inside ::/96, are IPv6's own unspecified and loopback addresses: not public, no more.)
+const IPV4_IN_IPV6 = new BlockList();
+IPV4_IN_IPV6.addSubnet("::", 96, "ipv6");
+IPV4_IN_IPV6.addSubnet("::ffff:0:0", 96, "ipv6");
+const UNSPECIFIED_OR_LOOPBACK = new BlockList();
+UNSPECIFIED_OR_LOOPBACK.addAddress("::", "ipv6");
+UNSPECIFIED_OR_LOOPBACK.addAddress("::1", "ipv6");
+
+const bare = (address: string) => address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, ""); // brackets of a URL host, an IPv6 zone
+
+/** True when `address` is an IPv4-compatible or IPv4-mapped IPv6 address (::/96 but :: and ::1, ::ffff:0:0/96). */
+export function isIpv4InIpv6Form(address: string): boolean {
+  const ip = bare(address);
+  return isIP(ip) === 6 && IPV4_IN_IPV6.check(ip, "ipv6") && !UNSPECIFIED_OR_LOOPBACK.check(ip, "ipv6");
+}
 
 /**
  * True when `address` (an IP literal, as a URL host or a DNS answer gives it) is loopback,
- * private, link-local, unspecified, multicast, reserved or carrier-grade NAT, including the
- * IPv4-mapped (::ffff:a.b.c.d) and NAT64 forms of such IPv4 addresses. Anything that is not an
- * IP address counts as not public.
+ * private, link-local, unspecified, multicast, reserved or carrier-grade NAT, or the NAT64 form of
+ * such an IPv4 address, or any IPv4-compatible or IPv4-mapped IPv6 address (isIpv4InIpv6Form).
+ * Anything that is not an IP address counts as not public.
  */
 export function isNonPublicAddress(address: string): boolean {
-  const ip = address.replace(/^\[(.*)\]$/, "$1").replace(/%.*$/, ""); // brackets of a URL host, an IPv6 zone
+  const ip = bare(address);
   const family = isIP(ip);
   if (family === 0) return true;
   if (family === 4) return NOT_PUBLIC.check(ip, "ipv4");
-  // BlockList matches the IPv4-mapped form (::ffff:7f00:1) against the IPv4 ranges itself.
-  if (NOT_PUBLIC.check(ip, "ipv6")) return true;
+  if (isIpv4InIpv6Form(ip) || NOT_PUBLIC.check(ip, "ipv6")) return true;
   if (NAT64.check(ip, "ipv6")) return NOT_PUBLIC.check(embeddedIpv4(ip), "ipv4");
   return false;
 }

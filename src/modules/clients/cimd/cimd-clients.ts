@@ -12,8 +12,9 @@
 // registry reads them from there for the token endpoint (RegisteredClient.assertionKeys).
 // A failure (unreachable, non-200, too large, invalid) refuses the authorization and is never
 // remembered: the next request fetches again (D6). What bounds the fetches anyone can cause is a
-// per-address limit (TOOLGATE_CIMD_FETCH_RATE_LIMIT a minute): the requester's address, not the
-// document's host, so a flood of bogus URLs on a popular host cannot lock that host's clients out.
+// per-address limit (TOOLGATE_CIMD_FETCH_RATE_LIMIT a minute, shared by every instance:
+// ../address-limits.ts): the requester's address, not the document's host, so a flood of bogus
+// URLs on a popular host cannot lock that host's clients out.
 import type { Db } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
@@ -24,8 +25,7 @@ import { TOKEN_LIFETIME } from "../schemas";
 import { cimdUrl } from "./client-id";
 import { readCimdDocument, type CimdMetadata } from "./document";
 import { fetchCimdDocument, type CimdFetchOptions } from "./fetch-document";
-import { FixedWindowLimiter } from "../../../shared/rate-limit";
-import { normaliseAddress } from "../../../shared/client-address";
+import type { AddressRateLimit } from "../address-limits";
 
 const MAX_TRACKED = 10_000;
 
@@ -47,7 +47,6 @@ export class CimdClients {
   /** client_id -> until when (epoch ms) the last valid document may be reused. */
   private readonly freshUntil = new Map<string, number>();
   readonly stats: CimdStats = { fetched: 0, refused: 0, reused: 0, rateLimited: 0 };
-  private readonly fetches: FixedWindowLimiter;
 
   constructor(
     private readonly db: Db,
@@ -55,11 +54,10 @@ export class CimdClients {
     private readonly ids: IdGenerator,
     private readonly fetchOptions: CimdFetchOptions,
     /** Where the full reason of a refusal goes (the log), when the page says less. */
-    private readonly onRefused: (clientId: string, reason: string) => void = () => undefined,
-    fetchesPerAddressPerMinute = 30,
-  ) {
-    this.fetches = new FixedWindowLimiter(clock, fetchesPerAddressPerMinute, 60_000);
-  }
+    private readonly onRefused: (clientId: string, reason: string) => void,
+    /** Document fetches per requester address (TOOLGATE_CIMD_FETCH_RATE_LIMIT a minute). */
+    private readonly fetches: AddressRateLimit,
+  ) {}
 
   /**
    * Makes sure the client's row reflects a valid, fresh document; the refusal otherwise.
@@ -73,7 +71,7 @@ export class CimdClients {
     }
     const url = cimdUrl(clientId);
     if (!url.ok) return this.refuse(url.reason);
-    const wait = address === undefined ? 0 : this.fetches.take(normaliseAddress(address));
+    const wait = address === undefined ? 0 : await this.fetches.take(address);
     if (wait > 0) {
       this.stats.rateLimited++;
       return { ok: false, reason: `too many metadata documents were fetched for requests from your address; try again in ${wait} s`, retryAfter: wait };
