@@ -31,6 +31,8 @@ const VIEW_KEYS = [
   "resource_server_id",
   "revoked_at",
   "scopes_granted",
+  "roles_granted",
+  "connected_user_id",
   "status",
   "tenant_id",
   "token_endpoint_auth_method",
