@@ -109,11 +109,16 @@ export async function authorizeCode(f: CodeFlow): Promise<{ code: string; verifi
   const login = await b.open(url);
   if (login.status !== 200) throw new Error(`sign-in page: ${login.status} ${login.html}`);
   const consent = await b.submit(login, { email: f.email, password: f.password });
-  if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consent.html}`);
-  const done = await b.submit(consent, { decision: "allow" });
+  // A consent the user gave this client before is remembered: no consent page, the code at once.
+  const done = consent.status === 302 ? consent : await allow(b, consent);
   const code = done.location?.searchParams.get("code");
   if (done.status !== 302 || !code) throw new Error(`no code: ${done.status} ${done.location ?? done.html}`);
   return { code, verifier };
+}
+
+async function allow(b: ReturnType<typeof browser>, consent: Page): Promise<Page> {
+  if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consent.html}`);
+  return b.submit(consent, { decision: "allow" });
 }
 
 /** The code exchange (redirect_uri and resource as in the authorization request). */
