@@ -66,7 +66,7 @@ describe("help", () => {
     expect(r.stderr.split("\n")[0]).toBe("unknown command: toolgate frobnicate");
     const k = await cli(["keys", "frob"]);
     expect(k.status).toBe(2);
-    expect(k.stderr.split("\n").slice(0, 3)).toEqual(["unknown command: toolgate keys frob", "", "usage: toolgate keys <command> [options]   (signing keys (ES256) of the access tokens)"]);
+    expect(k.stderr.split("\n").slice(0, 3)).toEqual(["unknown command: toolgate keys frob", "", "usage: toolgate keys <command> [options]   (signing keys (ES256: access, admin and ID tokens; RS256: ID tokens))"]);
   });
 });
 
