@@ -226,6 +226,26 @@ describe("RP-initiated logout", () => {
   });
 });
 
+describe("client metadata", () => {
+  it("dynamic registration accepts post_logout_redirect_uris and id_token_signed_response_alg (echoed), and refuses bad ones naming the field", async () => {
+    const ok = await h.request("POST", "/oauth/register", {
+      json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", post_logout_redirect_uris: [LOGGED_OUT], id_token_signed_response_alg: "ES256" },
+    });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ post_logout_redirect_uris: [LOGGED_OUT], id_token_signed_response_alg: "ES256" });
+    const badAlg = await h.request("POST", "/oauth/register", { json: { redirect_uris: [REDIRECT], id_token_signed_response_alg: "none" } });
+    expect(badAlg.status).toBe(400);
+    expect(badAlg.body).toEqual({ error: "invalid_client_metadata", error_description: "id_token_signed_response_alg: not supported: must be one of RS256, ES256" });
+    const badUri = await h.request("POST", "/oauth/register", { json: { redirect_uris: [REDIRECT], post_logout_redirect_uris: ["http://evil.example/"] } });
+    expect(badUri.status).toBe(400);
+    expect(badUri.body.error_description).toMatch(/^post_logout_redirect_uris\[0\]: /);
+    // Pre-registration takes them too (400 naming the field when wrong).
+    const prereg = await h.admin("PATCH", `/svc/resource-servers/${app.serverId}/clients/${app.clientId}`, { id_token_signed_response_alg: "HS256" });
+    expect(prereg.status).toBe(400);
+    expect(prereg.body.error).toMatch(/^id_token_signed_response_alg: /);
+  });
+});
+
 describe("/oauth2/* aliases", () => {
   it("authorize, token, userinfo, jwks, revoke and introspect answer under /oauth2 as under /oauth", async () => {
     const config = await rp();

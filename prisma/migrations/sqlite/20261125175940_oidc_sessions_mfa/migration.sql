@@ -79,20 +79,10 @@ CREATE TABLE "WebAuthnChallenge" (
     "expiresAt" DATETIME NOT NULL
 );
 
--- RedefineTables
-PRAGMA defer_foreign_keys=ON;
-PRAGMA foreign_keys=OFF;
-CREATE TABLE "new_Workspace" (
-    "id" TEXT NOT NULL PRIMARY KEY,
-    "name" TEXT NOT NULL,
-    "createdAt" DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP,
-    "requireAdminMfa" BOOLEAN NOT NULL DEFAULT false
-);
-INSERT INTO "new_Workspace" ("createdAt", "id", "name") SELECT "createdAt", "id", "name" FROM "Workspace";
-DROP TABLE "Workspace";
-ALTER TABLE "new_Workspace" RENAME TO "Workspace";
-PRAGMA foreign_keys=ON;
-PRAGMA defer_foreign_keys=OFF;
+-- The column is added in place: Prisma's "RedefineTables" would DROP "Workspace", which most
+-- tables reference ON DELETE CASCADE, and PRAGMA foreign_keys=OFF is a no-op inside the migration's
+-- transaction, so the drop would delete their rows (test/migrations.test.ts forbids it).
+ALTER TABLE "Workspace" ADD COLUMN "requireAdminMfa" BOOLEAN NOT NULL DEFAULT false;
 
 -- CreateIndex
 CREATE UNIQUE INDEX "BrowserSession_tokenHash_key" ON "BrowserSession"("tokenHash");
