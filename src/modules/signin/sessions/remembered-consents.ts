@@ -1,8 +1,8 @@
 // Remembered consent: when a user allows a client on a resource server, the scopes they allowed
 // are kept per (user, client, server). A later authorization asking for no more than those skips
 // the consent page (unless prompt=consent); asking for more shows it again. The user forgets a
-// consent (DELETE /svc/uflow/consents/:id) or all of a client's by revoking... any time; forgetting
-// only means the next authorization asks again (tokens already issued are governed by revocation).
+// consent at any time (DELETE /svc/uflow/consents/:consent_id): the next authorization of that
+// client asks again. Tokens already issued are not touched (revocation governs them).
 import type { Db } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
