@@ -100,7 +100,7 @@ const PROMISES: Record<string, RegExp[]> = {
     /^same auth_time$/m,
     /^302 http:\/\/127\.0\.0\.1\/signed-out\?state=bye$/m,
   ],
-  "docs/operations.md": [/^otpauth:\/\/totp\/Toolgate/m, /^\s*10$/m, /"error":"mfa_required","mfa_ticket":"/, /^\["mfa","otp","pwd"\]$/m, /^401$/m, /^\{"require_mfa_for_admins":true\}$/m],
+  "docs/operations.md": [/^otpauth:\/\/totp\/Toolgate/m, /^\s*10$/m, /^\{"error":"mfa_required","factors":\["otp"\],"expires_in":300\}$/m, /^\["mfa","otp","pwd"\]$/m, /^401$/m, /^\{"require_mfa_for_admins":true\}$/m],
   "docs/oauth.md": [/"previous_secret_expires_at": "20/, /^"Bearer"\n"Bearer"$/m, /\{"client_id":"tgc_[^"]+","client_name":"Visual Studio Code"\}/, /^204$/m],
 };
 
