@@ -5,6 +5,8 @@ declare module "autocannon" {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** A request sequence (setupRequest / onResponse per request). */
+    requests?: unknown[];
     connections?: number;
     duration?: number;
     pipelining?: number;

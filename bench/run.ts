@@ -215,7 +215,7 @@ const median = (xs: number[]): number => {
 
 async function measure(url: string, req: AutocannonRequest, duration: number, serverPid?: number): Promise<Slice> {
   const cpu0 = serverCpuUs(serverPid);
-  const r = await autocannon({ url: (req.origin ?? url) + req.path, method: req.method, headers: req.headers, body: req.body, connections: req.connections ?? CONNECTIONS, duration });
+  const r = await autocannon({ url: (req.origin ?? url) + req.path, method: req.method, headers: req.headers, body: req.body, requests: req.requests, connections: req.connections ?? CONNECTIONS, duration });
   const cpu1 = serverCpuUs(serverPid);
   return {
     cpuUs: cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined,

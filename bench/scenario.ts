@@ -25,6 +25,11 @@ export interface AutocannonRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string;
+  /**
+   * autocannon's request sequence, for a request that changes every time (each built by its
+   * `setupRequest`, each answer seen by `onResponse`); `body` then serves the runner's probe only.
+   */
+  requests?: unknown[];
 }
 
 export interface Scenario {

@@ -33,8 +33,9 @@ export async function userToken(
     resource: opts.resource,
   }).toString();
   const login = await (await fetch(authorize)).text();
-  const consent = await (await fetch(`${ctx.url}/oauth/authorize/login`, form({ ticket: ticketOf(login), email: opts.email, password: opts.password }))).text();
-  const done = await fetch(`${ctx.url}/oauth/authorize/consent`, form({ ticket: ticketOf(consent), decision: "allow" }));
+  const signedIn = await fetch(`${ctx.url}/oauth/authorize/login`, form({ ticket: ticketOf(login), email: opts.email, password: opts.password }));
+  // A consent given before is remembered: the code comes at once.
+  const done = signedIn.status === 302 ? signedIn : await fetch(`${ctx.url}/oauth/authorize/consent`, form({ ticket: ticketOf(await signedIn.text()), decision: "allow" }));
   const code = new URL(done.headers.get("location") ?? "").searchParams.get("code");
   if (!code) throw new Error(`sign-in did not return a code: ${done.status} ${done.headers.get("location")}`);
   const res = await fetch(`${ctx.url}/oauth/token`, {

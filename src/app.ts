@@ -2,7 +2,7 @@
 // Exported for tests, which start it on an ephemeral port; src/main.ts adds listen() and signals.
 import express, { type Express } from "express";
 import type { Config } from "./config";
-import type { Db } from "./storage";
+import type { Db, Tx } from "./storage";
 import { changesOf, PgChangeChannel, SqliteChangeWatch, type ChangeBus } from "./storage";
 import { CacheFactory } from "./storage/cache-factory";
 import { type Clock, systemClock } from "./shared/clock";
@@ -10,7 +10,7 @@ import { type IdGenerator, randomIds } from "./shared/ids";
 import { deriveKey } from "./shared/crypto";
 import type { Logger } from "./shared/logger";
 import { JwtService, KeyStore } from "./modules/tokens";
-import { AdminAuthenticator, LoginThrottle, TenancyService } from "./modules/tenancy";
+import { AdminAuthenticator, LoginThrottle, TenancyService, type AdminCandidate } from "./modules/tenancy";
 import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, describeForConsent, type ResourceServerLifecycle } from "./modules/resource-servers";
@@ -45,6 +45,11 @@ import { groupsRouter } from "./rest/groups";
 import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
+import { oidcRouter } from "./rest/oidc";
+import { cookieSettings } from "./rest/session-cookie";
+import { selfServiceRouter } from "./rest/self-service";
+import { webauthnLoginRouter } from "./rest/webauthn-login";
+import { mfaPolicyRouter } from "./rest/mfa-policy";
 import { REGISTRATION_PATH, registrationRouter, type RegistrationHttpStats } from "./rest/registration";
 import { notFoundUnlessRouted, requireJsonBody } from "./rest/request-guards";
 import { gatewayPrefixAlias } from "./rest/gateway-prefix";
@@ -98,8 +103,8 @@ export interface Services {
   clients: ClientService;
   /** Token endpoint, introspection, revocation, discovery metadata and their in-memory caches. */
   oauth: OAuthServices;
-  /** End-user sign-in: authorization endpoint pages, codes, refresh tokens, first-time grant. */
-  signin: SignInServices;
+  /** End-user sign-in: authorization endpoint pages, codes, refresh tokens, first-time grant, sessions, second factors. */
+  signin: SignInServices<AdminCandidate>;
   /** Dynamic client registration (RFC 7591/7592) and its counters. */
   registration: RegistrationService;
   /** Client ID Metadata Document clients (fetch, validation, staged redirect changes) and their counters. */
@@ -161,11 +166,19 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     addressLimits.limit("cimd-fetch", deps.config.cimd.fetchesPerAddressPerMinute, 60_000),
   );
   const signInClients = new SignInClientLookup(deps.db, cimd);
+  // The clients' registry is built with the OAuth pieces below; logout reads it only at request time.
+  let clientsRegistry: OAuthServices["clientRegistry"] | undefined;
   const signin = createSignIn({
     db: deps.db,
     clock,
     ids,
     ticketKey: deriveKey(deps.masterKey, "sign-in-tickets"),
+    secondFactorKey: deriveKey(deps.masterKey, "second-factors"),
+    pepper: secretPepper,
+    sessions: deps.config.sessions,
+    throttled: (person, source, check) => tenancy.throttledAttempt(person.tenantId, person.userId, source, check),
+    admin: { verifyAdmin: (input, source) => tenancy.verifyAdmin(input, source), issueAdminToken: (account, amr, enrolOnly) => tenancy.issueAdminToken(account, amr, enrolOnly) },
+    postLogoutRedirectUris: async (clientId) => (await clientsRegistry?.get(clientId))?.postLogoutRedirectUris ?? null,
     refresh: { successorKey: deriveKey(deps.masterKey, "refresh-successors"), graceSeconds: deps.config.refreshGraceSeconds },
     issuer: deps.config.publicUrl,
     grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
@@ -180,6 +193,11 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       describe: (tenantId, serverId, scopes) => describeForConsent(deps.db, tenantId, serverId, scopes),
       verifyUser: (workspaceId, email, password, source) => tenancy.verifyCredentials(workspaceId, email, password, source),
       userScopes: (tenantId, resourceServerId, userId) => resolver.userScopes(tenantId, resourceServerId, userId),
+      userEmail: (tenantId, userId) => tenancy.emailOf(tenantId, userId),
+      readIdTokenHint: async (token) => {
+        const c = await jwt.readIdTokenHint(token);
+        return c ? { sub: c.sub, aud: c.aud, sid: c.sid } : null;
+      },
     },
   });
   const { clients, oauth } = await createOAuth({
@@ -207,11 +225,19 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     ],
     // Counted only when /metrics exists (TOOLGATE_METRICS_TOKEN): no work per request otherwise.
     outcomes: metricsExposed ? metrics : undefined,
+    userClaims: (tenantId, userId) => tenancy.profileOf(tenantId, userId),
   });
+  clientsRegistry = oauth.clientRegistry;
   const registration = new RegistrationService(deps.db, secretPepper, clock, ids, deps.config.publicUrl.replace(/\/+$/, "") + REGISTRATION_PATH);
   // Removing a member drops their group memberships and bindings (rbac's tables) in the same transaction.
   memberships.onRemoved((tx, tenantId, userId) => rbac.groups.removeUserEverywhere(tx, tenantId, userId));
   memberships.onRemoved((tx, tenantId, userId) => rbac.bindings.removeUserBindings(tx, tenantId, userId));
+  // A person whose access ends loses their browser sessions in the same transaction (removed,
+  // membership suspended or left, end user suspended): docs/openid-provider.md "Sessions".
+  const endSessions = (tx: Tx, tenantId: string, userId: string) => signin.sessions.endAllFor(tx, tenantId, userId);
+  memberships.onRemoved(endSessions);
+  memberships.onDeactivated(endSessions);
+  endUsers.onSuspended(endSessions);
   // Roles' grants and clients' allowed scopes name scope ids: a deleted scope leaves both in the same transaction.
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => rbac.roles.removeDeletedScope(tx, tenantId, rsId, scopeKey));
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => clients.removeDeletedScope(tx, tenantId, rsId, scopeKey));
@@ -270,14 +296,17 @@ export function createHttpApp(services: Services): Express {
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.
   app.use(runtimeRouter(services.registry, services.lifecycle));
-  app.use(authorizeRouter(services.signin.service, logger));
+  const cookies = cookieSettings(services.config.publicUrl);
+  app.use(authorizeRouter(services.signin.service, cookies, logger));
+  // OpenID Connect: /userinfo and the end_session_endpoint (their own forms and error shapes).
+  app.use(oidcRouter(services.oauth.userinfo, services.signin.logout, cookies, logger));
   // RFC 7591/7592 in its own router: its own JSON limit, rate limit and error shape.
   const { perAddress, windowMs } = services.config.registration;
   const registration = registrationRouter(services.registration, services.addressLimits.limit("register", perAddress, windowMs), logger);
   services.registrationHttpStats = registration.stats;
   services.metrics.readRegistrations({ service: services.registration.stats, http: registration.stats });
   app.use(registration.router);
-  app.use(discoveryRouter(services.oauth.metadata, services.keys));
+  app.use(discoveryRouter(services.oauth.metadata, services.oauth.openIdConfiguration, services.keys));
 
   // Admin routers (admin JWT; every router serving /svc or /uflow below belongs here or in
   // `unauthenticated`: the 404 guard knows only these). Routers that authenticate differently
@@ -296,8 +325,16 @@ export function createHttpApp(services: Services): Express {
     roleBindingsRouter(services.rbac.bindings),
     effectiveAccessRouter(services.rbac.effectiveAccess),
     migrationsRouter(services.migrations),
+    mfaPolicyRouter(tenancy),
   ];
-  const unauthenticated = [healthRouter(db, services.changes), authRouter(tenancy)];
+  const { signin } = services;
+  const unauthenticated = [
+    healthRouter(db, services.changes),
+    authRouter(signin.adminSignIn),
+    webauthnLoginRouter(signin.service, signin.adminSignIn, cookies, services.config.publicUrl, logger),
+    // A person's own second factors, passkeys, sessions and consents: their admin JWT or their session cookie.
+    selfServiceRouter({ adminAuth: services.adminAuth, sessions: signin.sessions, consents: signin.consents, totp: signin.totp, passkeys: signin.passkeys, cookies, publicUrl: services.config.publicUrl }),
+  ];
 
   // An unknown admin path is 404 before authentication, and a body that is not JSON is 415.
   app.use(notFoundUnlessRouted(["/svc", "/uflow"], [...unauthenticated, ...adminRouters]));
@@ -353,6 +390,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
   const pruneCounts = async () => {
     await services.loginThrottle.prune().catch((e) => log.warn({ err: e }, "could not prune expired sign-in attempt counts"));
     await services.addressLimits.prune().catch((e) => log.warn({ err: e }, "could not prune ended per-address rate windows"));
+    await services.signin.sessions.prune().catch((e) => log.warn({ err: e }, "could not prune expired browser sessions"));
   };
   return {
     app,

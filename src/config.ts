@@ -113,6 +113,10 @@ const envSchema = z
     // fetches (not reuses of a fresh one) per client address per minute; beyond it, 429.
     TOOLGATE_CIMD_FETCH_RATE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(30),
     TOOLGATE_OUTBOUND_CA_FILE: optionalString,
+    // Browser sessions of the sign-in (docs/openid-provider.md "Sessions"): a session ends after this
+    // long without use, and this long after its sign-in however active.
+    TOOLGATE_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(8 * 3600),
+    TOOLGATE_SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -129,6 +133,9 @@ const envSchema = z
         message:
           "more than one worker needs PostgreSQL (DATABASE_URL=postgresql://...): an embedded SQLite database is served by exactly one server process (the server lock in the data folder); unset it or set it to 1",
       });
+    }
+    if (env.TOOLGATE_SESSION_IDLE_SECONDS > env.TOOLGATE_SESSION_MAX_AGE_SECONDS) {
+      ctx.addIssue({ code: "custom", path: ["TOOLGATE_SESSION_IDLE_SECONDS"], message: "must not exceed TOOLGATE_SESSION_MAX_AGE_SECONDS" });
     }
     if (Boolean(env.TOOLGATE_ADMIN_EMAIL) !== Boolean(env.TOOLGATE_ADMIN_PASSWORD)) {
       ctx.addIssue({
@@ -186,6 +193,8 @@ export interface Config {
   readonly cimd: { readonly timeoutMs: number; readonly caFile: string | undefined; readonly fetchesPerAddressPerMinute: number };
   /** Server processes sharing the port (node:cluster); more than 1 only with PostgreSQL (src/cluster.ts). */
   readonly workers: number;
+  /** Browser sessions: idle timeout and absolute lifetime, in seconds. */
+  readonly sessions: { readonly idleSeconds: number; readonly maxAgeSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -241,6 +250,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     }),
     cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE, fetchesPerAddressPerMinute: e.TOOLGATE_CIMD_FETCH_RATE_LIMIT }),
     workers: e.TOOLGATE_WORKERS,
+    sessions: Object.freeze({ idleSeconds: e.TOOLGATE_SESSION_IDLE_SECONDS, maxAgeSeconds: e.TOOLGATE_SESSION_MAX_AGE_SECONDS }),
     trustProxy: e.TOOLGATE_TRUST_PROXY === undefined ? undefined : /^\d+$/.test(e.TOOLGATE_TRUST_PROXY) ? Number(e.TOOLGATE_TRUST_PROXY) : e.TOOLGATE_TRUST_PROXY,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
   });

@@ -47,6 +47,12 @@ const OWNERS: Record<string, string> = {
   refreshToken: "signin",
   serverSignIn: "signin",
   usedLoginTicket: "signin",
+  browserSession: "signin",
+  rememberedConsent: "signin",
+  totpFactor: "signin",
+  recoveryCode: "signin",
+  passkeyCredential: "signin",
+  webAuthnChallenge: "signin",
   usedClientAssertion: "oauth",
 };
 

@@ -66,7 +66,7 @@ describe("help", () => {
     expect(r.stderr.split("\n")[0]).toBe("unknown command: toolgate frobnicate");
     const k = await cli(["keys", "frob"]);
     expect(k.status).toBe(2);
-    expect(k.stderr.split("\n").slice(0, 3)).toEqual(["unknown command: toolgate keys frob", "", "usage: toolgate keys <command> [options]   (signing keys (ES256) of the access tokens)"]);
+    expect(k.stderr.split("\n").slice(0, 3)).toEqual(["unknown command: toolgate keys frob", "", "usage: toolgate keys <command> [options]   (signing keys (ES256: access, admin and ID tokens; RS256: ID tokens))"]);
   });
 });
 
@@ -129,8 +129,15 @@ describe("commands", () => {
     const rotated = JSON.parse((await cli(["keys", "rotate", "--activate-in", "600"], env)).stdout);
     expect(Object.keys(rotated).sort()).toEqual(["activates_at", "kid"]);
     const listed = JSON.parse((await cli(["keys", "list"], env)).stdout) as Record<string, unknown>[];
-    for (const k of listed) expect(Object.keys(k).sort()).toEqual(["activates_at", "kid", "published", "signing"]);
-    expect(listed.find((k) => k.kid === rotated.kid)).toMatchObject({ activates_at: rotated.activates_at, signing: false, published: true });
+    for (const k of listed) expect(Object.keys(k).sort()).toEqual(["activates_at", "alg", "kid", "published", "signing"]);
+    expect(listed.find((k) => k.kid === rotated.kid)).toMatchObject({ alg: "ES256", activates_at: rotated.activates_at, signing: false, published: true });
+    // The RS256 key of ID tokens rotates with the same command.
+    const rsa = JSON.parse((await cli(["keys", "rotate", "--alg", "RS256", "--activate-in", "0"], env)).stdout);
+    const after = JSON.parse((await cli(["keys", "list"], env)).stdout) as Record<string, unknown>[];
+    expect(after.find((k) => k.kid === rsa.kid)).toMatchObject({ alg: "RS256", signing: true, published: true });
+    expect(after.filter((k) => k.alg === "RS256" && k.signing)).toHaveLength(1);
+    const bad = await cli(["keys", "rotate", "--alg", "HS256"], env);
+    expect(bad.stderr).toContain('keys rotate: --alg must be one of ES256, RS256 (got "HS256")');
   });
 });
 

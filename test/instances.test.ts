@@ -259,7 +259,7 @@ describe.runIf(!onPostgres)("one server per SQLite file", () => {
     // `toolgate keys rotate` writes the same file from another process: the server publishes the
     // new key promptly (its watch notices the outside write), without a restart.
     const kids = async () => ((await (await fetch(`${server!.url}/oauth/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
-    expect(await kids()).toHaveLength(1);
+    expect(await kids()).toHaveLength(2); // an ES256 and an RS256 key
     const rotated = runCli(["keys", "rotate"], { TOOLGATE_DATA_DIR: db.dataDir, DATABASE_URL: db.url });
     expect(rotated.status, rotated.stderr).toBe(0);
     const { kid } = JSON.parse(rotated.stdout) as { kid: string };

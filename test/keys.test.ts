@@ -29,15 +29,21 @@ const jwks = async (path = "/oauth/jwks") => {
   expect(r.status).toBe(200);
   return r.body as { keys: Record<string, unknown>[] };
 };
-const kids = async () => (await jwks()).keys.map((k) => k.kid);
+/** The ES256 keys' ids (access tokens; the RS256 key of ID tokens has its own schedule). */
+const kids = async () => (await jwks()).keys.filter((k) => k.alg === "ES256").map((k) => k.kid);
 
 describe("published keys", () => {
   it("serves the same public key set at /oauth/jwks and /.well-known/jwks.json, without private members", async () => {
     const a = await jwks("/oauth/jwks");
     const b = await jwks("/.well-known/jwks.json");
     expect(b).toEqual(a);
-    expect(a.keys).toHaveLength(1);
-    const [key] = a.keys;
+    // One ES256 key (access, admin and ID tokens) and one RS256 key (ID tokens of clients that ask for it).
+    expect(a.keys.map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
+    const rsa = a.keys.find((k) => k.alg === "RS256")!;
+    expect(Object.keys(rsa).sort()).toEqual(["alg", "e", "kid", "kty", "n", "use"]);
+    expect(rsa).toMatchObject({ kty: "RSA", use: "sig" });
+    expect(rsa.kid).toBe(h.services.keys.signingKey("RS256").kid);
+    const key = a.keys.find((k) => k.alg === "ES256");
     expect(Object.keys(key!).sort()).toEqual(["alg", "crv", "kid", "kty", "use", "x", "y"]);
     expect(key).toMatchObject({ kty: "EC", crv: "P-256", alg: "ES256", use: "sig" });
     expect(key!.kid).toBe(h.services.keys.signingKey().kid);

@@ -58,9 +58,14 @@ describe("offline migrations", () => {
     await migrate(db, kind, root);
 
     const at = new Date("2026-01-01T00:00:00Z");
-    const a = await db.workspace.create({ data: { name: "A", createdAt: at } });
-    const b = await db.workspace.create({ data: { name: "B", createdAt: new Date(at.getTime() + 1000) } });
     const p = (n: number) => (kind === "sqlite" ? "?" : `$${n}`);
+    // In SQL, with that schema's columns: later migrations add Workspace columns the client knows and these tables lack.
+    const workspace = async (id: string, name: string, createdAt: Date) => {
+      await db.$executeRawUnsafe(`INSERT INTO "Workspace" ("id", "name", "createdAt") VALUES (${p(1)}, ${p(2)}, ${p(3)})`, id, name, createdAt);
+      return { id };
+    };
+    const a = await workspace("aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", "A", at);
+    const b = await workspace("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", "B", new Date(at.getTime() + 1000));
     const insertUser = (id: string, email: string) =>
       db.$executeRawUnsafe(
         `INSERT INTO "User" ("id", "email", "username", "passwordHash", "createdAt", "updatedAt") SELECT ${p(1)}, ${p(2)}, 'name', 'hash-of-' || ${p(3)}, "createdAt", "createdAt" FROM "Workspace" WHERE "id" = ${p(4)}`,
@@ -82,6 +87,7 @@ describe("offline migrations", () => {
     await db.endUserState.create({ data: { tenantId: b.id, userId: shared, status: "suspended" } });
     await db.refreshToken.create({
       data: { tokenHash: "h1", familyId: "f1", tenantId: b.id, clientId: "c", userId: shared, scope: "", resource: "https://r.example.test", expiresAt: new Date(at.getTime() + 3_600_000) },
+      select: { id: true },
     });
 
     expect(await migrate(db, kind)).toContain("20261124123252_users_private_to_workspace");

@@ -74,8 +74,10 @@ describe("discovery (RFC 8414)", () => {
       client_id_metadata_document_supported: true,
     };
     expect(as).toEqual(expected);
+    // The OpenID Connect document is the same plus OIDC's members (test/openid-provider.test.ts).
     const oidc = await discover(h, "oidc");
-    expect(oidc).toEqual(expected);
+    expect(oidc).toMatchObject(expected);
+    expect(oidc.userinfo_endpoint).toBe(`${base}/userinfo`);
     // Exactly the grants the token endpoint serves.
     expect(as.grant_types_supported).toEqual(h.services.oauth.grants.map((g) => g.grantType));
   });
@@ -123,9 +125,10 @@ describe("discovery (RFC 8414)", () => {
       expect(r.body.issuer).toBe("https://auth.example.test/tenant-a");
       expect(r.body.token_endpoint).toBe("https://auth.example.test/tenant-a/oauth/token");
       // RFC 8414 §3.1 path insertion (and the same for OIDC discovery, as MCP clients try it).
-      for (const path of ["/.well-known/oauth-authorization-server/tenant-a", "/.well-known/openid-configuration/tenant-a"]) {
-        expect((await other.request("GET", path)).body).toEqual(r.body);
-      }
+      expect((await other.request("GET", "/.well-known/oauth-authorization-server/tenant-a")).body).toEqual(r.body);
+      const oidc = (await other.request("GET", "/.well-known/openid-configuration")).body;
+      expect(oidc).toMatchObject({ ...r.body, userinfo_endpoint: "https://auth.example.test/tenant-a/userinfo" });
+      expect((await other.request("GET", "/.well-known/openid-configuration/tenant-a")).body).toEqual(oidc);
     } finally {
       await other.close();
     }

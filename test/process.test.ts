@@ -151,13 +151,15 @@ describe("toolgate CLI", () => {
     expect(second.status).toBe(0);
     expect(JSON.parse(second.stdout)).not.toMatchObject({ user_id: out.user_id });
 
-    const before = JSON.parse((await cli(["keys", "list"], env)).stdout) as { kid: string; signing: boolean }[];
-    expect(before.filter((k) => k.signing)).toHaveLength(1);
+    const before = JSON.parse((await cli(["keys", "list"], env)).stdout) as { kid: string; alg: string; signing: boolean }[];
+    // One signing key per algorithm: ES256 (access, admin, ID tokens) and RS256 (ID tokens).
+    expect(before.filter((k) => k.signing).map((k) => k.alg).sort()).toEqual(["ES256", "RS256"]);
     const rotated = JSON.parse((await cli(["keys", "rotate", "--activate-in", "600"], env)).stdout);
     const after = JSON.parse((await cli(["keys", "list"], env)).stdout) as { kid: string; signing: boolean; published: boolean }[];
     const added = after.find((k) => k.kid === rotated.kid)!;
     expect(added).toMatchObject({ signing: false, published: true }); // published before it signs
-    expect(after.find((k) => k.signing)?.kid).toBe(before.find((k) => k.signing)?.kid);
+    const es256Signing = (list: { kid: string; signing: boolean; alg?: string }[]) => list.find((k) => k.signing && k.alg === "ES256")?.kid;
+    expect(es256Signing(after)).toBe(es256Signing(before));
 
     expect((await cli(["bootstrap"], env)).status).toBe(2);
     expect((await cli(["frobnicate"], env)).status).toBe(2);

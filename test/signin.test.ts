@@ -130,6 +130,9 @@ async function authorizationRequest(opts: SignInOptions): Promise<{ url: URL; st
     state,
     scope: opts.scope ?? "notes:read notes:write",
     resource: rs.resource_url,
+    // These tests walk the consent page every time; remembered consent (which skips it) has its
+    // own tests in test/sessions.test.ts.
+    prompt: "consent",
   });
   if (opts.omitRedirectUri) params.delete("redirect_uri");
   url.search = params.toString();

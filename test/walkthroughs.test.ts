@@ -94,6 +94,14 @@ const PROMISES: Record<string, RegExp[]> = {
     /^401\n"secret_rotated"$/m,
   ],
   "docs/migrations.md": [/^\{"provider":"sqlite","pending":0,"last":"applied"\}\n\{"applied":\[\],"pending":0\}$/m],
+  "docs/openid-provider.md": [
+    /"id_token_signing_alg_values_supported":\["RS256","ES256"\]/,
+    /\{"sub":"[0-9a-f-]{36}","aud":"tgc_[^"]+","nonce":"n-42","amr":\["pwd"\],"acr":"urn:toolgate:acr:1fa"\}/,
+    /\{"email":"erin@example.com","email_verified":false\}/,
+    /^same auth_time$/m,
+    /^302 http:\/\/127\.0\.0\.1\/signed-out\?state=bye$/m,
+  ],
+  "docs/operations.md": [/^otpauth:\/\/totp\/Toolgate/m, /^\s*10$/m, /^\{"error":"mfa_required","factors":\["otp"\],"expires_in":300\}$/m, /^\["mfa","otp","pwd"\]$/m, /^401$/m, /^\{"require_mfa_for_admins":true\}$/m],
   "docs/oauth.md": [/"previous_secret_expires_at": "20/, /^"Bearer"\n"Bearer"$/m, /\{"client_id":"tgc_[^"]+","client_name":"Visual Studio Code"\}/, /^204$/m],
 };
 
@@ -169,7 +177,7 @@ const found = walkthroughs();
 // The docs are written for the default embedded database (`npm start` on a fresh clone).
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("walk-throughs in the docs", () => {
   it("finds the marked walk-throughs, and every doc promise names one", () => {
-    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md"]));
+    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md"]));
     for (const name of Object.keys(PROMISES)) expect(found.map((w) => w.name)).toContain(name);
   });
 

@@ -55,7 +55,9 @@ function assertNotOtherBodyType(req: Request): void {
   if (req.body === undefined && hasBody(req)) throw new OAuthError("invalid_request", wrongBodyType(req, FORM_TYPE), 415);
 }
 
-const OAUTH_FORM_PATHS = ["/oauth/token", "/oauth/introspect", "/oauth/revoke"];
+/** The identity provider's /oauth2/* names of the same endpoints (the spec lists /oauth2/*; docs/openid-provider.md). */
+const ALIASES = { "/oauth/introspect": "/oauth2/introspect", "/oauth/token": "/oauth2/token", "/oauth/revoke": "/oauth2/revoke" } as const;
+const OAUTH_FORM_PATHS = [...Object.keys(ALIASES), ...Object.values(ALIASES)];
 
 /**
  * Mounts the OAuth endpoints on `app` itself, not in a router of their own: a mounted router is
@@ -67,22 +69,27 @@ export function mountOAuth(app: IRouter, endpoints: OAuthEndpoints, logger: Logg
   // The form runs inside each POST route, not in a layer above them: a `use` layer on a path
   // rewrites req.url around its handler (a second URL parse per request) and is one more path
   // match. Most frequent path first: routes are matched in order.
-  app.post("/oauth/introspect", formInput, (req, res) => {
-    assertNotOtherBodyType(req);
-    const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: formParams.bind(undefined, req) });
-    // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
-    if (result instanceof Promise) return result.then((r) => sendJson(res, r));
-    sendJson(res, result);
-  });
-  app.post("/oauth/token", formInput, async (req, res) => {
-    assertNotOtherBodyType(req);
-    sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
-  });
-  app.post("/oauth/revoke", formInput, async (req, res) => {
-    assertNotOtherBodyType(req);
-    await endpoints.revocation.revoke(clientCredentials(req));
-    sendEmpty(res);
-  });
+  const handlers: Record<keyof typeof ALIASES, RequestHandler> = {
+    "/oauth/introspect": (req, res) => {
+      assertNotOtherBodyType(req);
+      const result = endpoints.introspection.introspect({ basic: basicCredentialsOf(req), params: formParams.bind(undefined, req) });
+      // Usually answered synchronously from memory; Express 5 handles the returned promise otherwise.
+      if (result instanceof Promise) return result.then((r) => sendJson(res, r));
+      sendJson(res, result);
+    },
+    "/oauth/token": async (req, res) => {
+      assertNotOtherBodyType(req);
+      sendJson(res, await endpoints.token.exchange(clientCredentials(req)));
+    },
+    "/oauth/revoke": async (req, res) => {
+      assertNotOtherBodyType(req);
+      await endpoints.revocation.revoke(clientCredentials(req));
+      sendEmpty(res);
+    },
+  };
+  for (const [path, handler] of Object.entries(handlers)) app.post(path, formInput, handler);
+  // The /oauth2/* aliases come after the three routes, so the hot paths match exactly as before.
+  for (const [path, alias] of Object.entries(ALIASES)) app.post(alias, formInput, handlers[path as keyof typeof ALIASES]);
   app.use(oauthErrorHandler(logger));
   // Other methods on these paths, in a router of their own as before: the same form and hygiene
   // checks, then Express's own answer (OPTIONS: 200 with Allow: POST, from the POST routes it

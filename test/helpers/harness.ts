@@ -26,6 +26,8 @@ export interface StartOptions {
   logs?: Record<string, unknown>[];
   /** Where the app finds its shipped migrations (default: prisma/migrations). */
   migrationsRoot?: string;
+  /** TOOLGATE_PUBLIC_URL from the listening port (e.g. http://localhost:<port>: WebAuthn needs a host name, not an IP). */
+  publicUrl?: (port: number) => string;
 }
 
 export interface HttpResult<T = any> {
@@ -147,7 +149,7 @@ export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
   const url = `http://127.0.0.1:${port}`;
   const config = loadConfig({
     PORT: String(port),
-    TOOLGATE_PUBLIC_URL: url,
+    TOOLGATE_PUBLIC_URL: opts.publicUrl?.(port) ?? url,
     DATABASE_URL: database.url,
     TOOLGATE_DATA_DIR: database.dataDir,
     TOOLGATE_MASTER_KEY: randomBytes(32).toString("base64url"),

@@ -78,8 +78,9 @@ export class SignInProvider {
     const login = await b.open(url);
     if (login.status !== 200) throw new Error(`sign-in page: ${login.status} ${login.location ?? login.html}`);
     const consent = await b.submit(login, this.opts.user);
-    if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consent.location ?? consent.html}`);
-    const done = await b.submit(consent, { decision: "allow" });
+    if (consent.status !== 200 && consent.status !== 302) throw new Error(`consent page: ${consent.status} ${consent.location ?? consent.html}`);
+    // A consent given before is remembered: then the code comes at once.
+    const done = consent.status === 302 ? consent : await b.submit(consent, { decision: "allow" });
     if (done.status !== 302 || !done.location) throw new Error(`no redirect after consent: ${done.status}`);
     this.callback = done.location;
   }

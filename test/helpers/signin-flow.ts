@@ -30,18 +30,33 @@ export function formOf(page: Page): { action: URL; method: string; fields: Recor
  * resolved against the URL of the page showing the form). URLs are public ones (under the
  * issuer); `route` maps them onto the server, like a reverse proxy that strips the issuer's path.
  */
-export function browser(publicUrl: string, serverUrl: string) {
+export function browser(publicUrl: string, serverUrl: string, opts: { cookies?: boolean } = {}) {
   const base = publicUrl.replace(/\/+$/, "");
+  // With `cookies`, it keeps the server's cookies as a browser does (the session cookie), by name.
+  const jar = new Map<string, string>();
+  const keep = (res: Response) => {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair = ""] = line.split(";");
+      const name = pair.slice(0, pair.indexOf("="));
+      if (/max-age=0/i.test(line)) jar.delete(name);
+      else jar.set(name, pair.slice(pair.indexOf("=") + 1));
+    }
+  };
   const route = (u: URL): string => {
     if (u.href !== base && !u.href.startsWith(`${base}/`) && !u.href.startsWith(`${base}?`)) throw new Error(`the browser left the issuer: ${u.href}`);
     return serverUrl + u.href.slice(base.length);
   };
   const load = async (url: URL, init: RequestInit = {}): Promise<Page> => {
-    const res = await fetch(route(url), { ...init, redirect: "manual" });
+    const headers = new Headers(init.headers);
+    if (opts.cookies && jar.size > 0) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
+    const res = await fetch(route(url), { ...init, headers, redirect: "manual" });
+    if (opts.cookies) keep(res);
     const location = res.headers.get("location");
     return { url, status: res.status, headers: res.headers, html: await res.text(), location: location ? new URL(location, url) : undefined };
   };
   return {
+    /** The cookies kept (name -> value); empty without `cookies`. */
+    jar,
     open: (url: URL) => load(url),
     async submit(page: Page, fields: Record<string, string>): Promise<Page> {
       const form = formOf(page);
@@ -109,11 +124,16 @@ export async function authorizeCode(f: CodeFlow): Promise<{ code: string; verifi
   const login = await b.open(url);
   if (login.status !== 200) throw new Error(`sign-in page: ${login.status} ${login.html}`);
   const consent = await b.submit(login, { email: f.email, password: f.password });
-  if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consent.html}`);
-  const done = await b.submit(consent, { decision: "allow" });
+  // A consent the user gave this client before is remembered: no consent page, the code at once.
+  const done = consent.status === 302 ? consent : await allow(b, consent);
   const code = done.location?.searchParams.get("code");
   if (done.status !== 302 || !code) throw new Error(`no code: ${done.status} ${done.location ?? done.html}`);
   return { code, verifier };
+}
+
+async function allow(b: ReturnType<typeof browser>, consent: Page): Promise<Page> {
+  if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consent.html}`);
+  return b.submit(consent, { decision: "allow" });
 }
 
 /** The code exchange (redirect_uri and resource as in the authorization request). */

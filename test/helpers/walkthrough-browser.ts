@@ -14,8 +14,9 @@ const b = browser(url.origin, url.origin);
 const login = await b.open(url);
 if (login.status !== 200) throw new Error(`sign-in page: ${login.status} ${login.html}`);
 const consent = await b.submit(login, { email, password });
-if (consent.status !== 200) throw new Error(`consent page: ${consent.status} ${consent.html}`);
-const done = await b.submit(consent, { decision: "allow" });
+// A consent given before is remembered: then the code comes at once, without the consent page.
+if (consent.status !== 200 && consent.status !== 302) throw new Error(`consent page: ${consent.status} ${consent.html}`);
+const done = consent.status === 302 ? consent : await b.submit(consent, { decision: "allow" });
 const code = done.location?.searchParams.get("code");
 if (done.status !== 302 || !code) throw new Error(`no code: ${done.status} ${done.location ?? done.html}`);
 console.log(code);

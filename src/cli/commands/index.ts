@@ -5,7 +5,7 @@ import { bootstrapCommand } from "./bootstrap";
 import { keygenCommand } from "./keygen";
 import { keysListCommand, keysRotateCommand } from "./keys";
 import { migrateCommand } from "./migrate";
-import { usersResetPasswordCommand, usersUnlockCommand } from "./users";
+import { usersResetMfaCommand, usersResetPasswordCommand, usersUnlockCommand } from "./users";
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -15,10 +15,11 @@ export const COMMANDS: readonly CliCommand[] = [
   keysListCommand,
   usersResetPasswordCommand,
   usersUnlockCommand,
+  usersResetMfaCommand,
 ];
 
 /** One line about each command group (a group is the first word of two-word commands). */
 export const GROUPS: Readonly<Record<string, string>> = {
-  keys: "signing keys (ES256) of the access tokens",
-  users: "an account's password and failed sign-in counts (the way back in)",
+  keys: "signing keys (ES256: access, admin and ID tokens; RS256: ID tokens)",
+  users: "an account's password, failed sign-in counts and second factors (the way back in)",
 };

@@ -44,3 +44,22 @@ export const usersUnlockCommand: CliCommand = {
     });
   },
 };
+
+export const usersResetMfaCommand: CliCommand = {
+  name: "users reset-mfa",
+  synopsis: "--email E [--workspace ID]",
+  summary:
+    "remove a user's second factors (authenticator, recovery codes, passkeys) when they lost them; their next sign-in\n" +
+    'is by password (and asks them to enrol again where the workspace requires it); prints {"user_id", "workspace_id"}',
+  options: { email: { type: "string" }, workspace: { type: "string" } },
+  async run(ctx, values) {
+    if (!values.email) usageError("users reset-mfa needs --email");
+    await withDatabase(ctx, async ({ services }) => {
+      const { tenancy, signin } = await services();
+      const found = await tenancy.findUser(values.email as string, values.workspace as string | undefined);
+      await signin.totp.reset(found.workspace_id, found.user_id);
+      await signin.passkeys.reset(found.workspace_id, found.user_id);
+      ctx.io.out(JSON.stringify(found));
+    });
+  },
+};

@@ -3,6 +3,7 @@
 // another workspace's server or client is indistinguishable from an unknown one (404).
 // Every write to a client row drops its ClientRegistry entry when it commits (the unit of work), so
 // the token endpoint and introspection see the change at once, here and on every instance.
+import type { Prisma } from "../../generated/sqlite/client";
 import type { Db, DbOrTx } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
@@ -99,6 +100,7 @@ export class ClientService {
           grantTypes: input.grant_types ?? defaultGrantTypes(input.kind),
           allowedScopes: input.allowed_scopes,
           tokenLifetime: input.token_lifetime,
+          registrationMetadata: oidcMetadata({}, input),
           createdAt: now,
           updatedAt: now,
         },
@@ -177,6 +179,8 @@ export class ClientService {
           grantTypes: input.grant_types,
           allowedScopes: input.allowed_scopes,
           tokenLifetime: input.token_lifetime,
+          registrationMetadata:
+            input.post_logout_redirect_uris !== undefined || input.id_token_signed_response_alg !== undefined ? oidcMetadata(current.registrationMetadata, input) : undefined,
           updatedAt: this.clock.now(),
         },
       });
@@ -330,4 +334,17 @@ export class ClientService {
     const unknown = scopes.filter((s) => !known.has(s));
     if (unknown.length > 0) throw badRequest(`allowed_scopes: not a scope of this resource server: ${unknown.join(", ")}`);
   }
+}
+
+/**
+ * A pre-registered client's OpenID Connect settings, kept where dcr/cimd clients keep theirs
+ * (registrationMetadata): post_logout_redirect_uris and id_token_signed_response_alg.
+ */
+function oidcMetadata(current: unknown, input: { post_logout_redirect_uris?: string[]; id_token_signed_response_alg?: string }): Prisma.InputJsonObject {
+  const base = (typeof current === "object" && current !== null ? current : {}) as Record<string, unknown>;
+  return {
+    ...base,
+    ...(input.post_logout_redirect_uris !== undefined ? { post_logout_redirect_uris: input.post_logout_redirect_uris } : {}),
+    ...(input.id_token_signed_response_alg !== undefined ? { id_token_signed_response_alg: input.id_token_signed_response_alg } : {}),
+  } as Prisma.InputJsonObject;
 }

@@ -35,5 +35,5 @@ export { AddressRateLimits, type AddressRateLimit } from "./address-limits";
 export { isCimdClientId, cimdUrl } from "./cimd/client-id";
 export { CIMD_MAX_BYTES, CIMD_CACHE, type CimdFetchOptions } from "./cimd/fetch-document";
 export { RegistrationService, RegistrationAccessDenied, type RegistrationResponse, type RegistrationStats } from "./registration";
-export { RegistrationError, readClientMetadata, DCR_AUTH_METHODS, type ClientMetadata } from "./registration-metadata";
+export { RegistrationError, readClientMetadata, DCR_AUTH_METHODS, ID_TOKEN_ALGS, DEFAULT_ID_TOKEN_ALG, type ClientMetadata, type IdTokenAlg } from "./registration-metadata";
 export { readPublicJwks } from "./cimd/document";

@@ -59,7 +59,17 @@ export interface ClientMetadata {
   scope?: string;
   software_id?: string;
   software_version?: string;
+  /** OpenID RP-Initiated Logout §3.1: where the end_session_endpoint may send the browser back. */
+  post_logout_redirect_uris?: string[];
+  /** OpenID Connect Registration §2: the ID token's algorithm (default RS256). */
+  id_token_signed_response_alg?: IdTokenAlg;
 }
+
+/** Algorithms ID tokens are signed with (src/modules/tokens: a key of each, in the JWKS). */
+export const ID_TOKEN_ALGS = ["RS256", "ES256"] as const;
+export type IdTokenAlg = (typeof ID_TOKEN_ALGS)[number];
+/** OpenID Connect Registration §2: RS256 when a client registered none. */
+export const DEFAULT_ID_TOKEN_ALG: IdTokenAlg = "RS256";
 
 const metadataError = (field: string, message: string) => new RegistrationError("invalid_client_metadata", `${field}: ${message}`);
 
@@ -136,6 +146,20 @@ export function readClientMetadata(body: unknown): ClientMetadata {
     scope = [...new Set(tokens)].join(" ");
   }
 
+  let postLogout: string[] | undefined;
+  if (b.post_logout_redirect_uris !== undefined && b.post_logout_redirect_uris !== null) {
+    const list = b.post_logout_redirect_uris;
+    if (!Array.isArray(list) || list.length > MAX_REDIRECT_URIS) throw metadataError("post_logout_redirect_uris", `must be an array of at most ${MAX_REDIRECT_URIS} URIs`);
+    postLogout = [];
+    for (const [i, uri] of list.entries()) {
+      const r = redirectUri(uri, applicationType === "native");
+      if (!r.ok) throw metadataError(`post_logout_redirect_uris[${i}]`, r.why);
+      if (!postLogout.includes(r.href)) postLogout.push(r.href);
+    }
+  }
+  const alg = b.id_token_signed_response_alg;
+  if (alg !== undefined && alg !== null && !ID_TOKEN_ALGS.includes(alg as IdTokenAlg)) throw metadataError("id_token_signed_response_alg", `not supported: must be one of ${ID_TOKEN_ALGS.join(", ")}`);
+
   const metadata: ClientMetadata = {
     redirect_uris: redirectUris,
     token_endpoint_auth_method: method as DcrAuthMethod,
@@ -150,6 +174,8 @@ export function readClientMetadata(body: unknown): ClientMetadata {
     scope,
     software_id: optionalText(b, "software_id"),
     software_version: optionalText(b, "software_version"),
+    post_logout_redirect_uris: postLogout,
+    id_token_signed_response_alg: alg ?? undefined,
   };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (metadata as unknown as Record<string, unknown>)[k] = v;
   return metadata;

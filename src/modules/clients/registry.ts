@@ -10,6 +10,7 @@ import type { EntryCache } from "../../shared/entry-cache";
 import { hashSecret, safeEqual } from "../../shared/crypto";
 import type { Clock } from "../../shared/clock";
 import type { ClientStatus } from "./schemas";
+import { DEFAULT_ID_TOKEN_ALG, ID_TOKEN_ALGS, type IdTokenAlg } from "./registration-metadata";
 
 export interface RegisteredClient {
   /** Row id (internal; the subject id of the client's service-account bindings). */
@@ -39,6 +40,18 @@ export interface RegisteredClient {
    * jwks_uri, cimd/document.ts); null for every other client.
    */
   assertionKeys: AssertionKeys | null;
+  /** The algorithm of the client's ID tokens (id_token_signed_response_alg; RS256 when it registered none). */
+  idTokenAlg: IdTokenAlg;
+  /** Where RP-initiated logout may send the browser back (post_logout_redirect_uris). */
+  postLogoutRedirectUris: readonly string[];
+}
+
+/** OpenID Connect metadata kept in registrationMetadata (every registration mode). */
+function oidcMetadataOf(metadata: unknown): { idTokenAlg: IdTokenAlg; postLogoutRedirectUris: readonly string[] } {
+  const m = (typeof metadata === "object" && metadata !== null ? metadata : {}) as { id_token_signed_response_alg?: unknown; post_logout_redirect_uris?: unknown };
+  const alg = ID_TOKEN_ALGS.includes(m.id_token_signed_response_alg as IdTokenAlg) ? (m.id_token_signed_response_alg as IdTokenAlg) : DEFAULT_ID_TOKEN_ALG;
+  const uris = Array.isArray(m.post_logout_redirect_uris) ? (m.post_logout_redirect_uris as string[]) : [];
+  return { idTokenAlg: alg, postLogoutRedirectUris: Object.freeze([...uris]) };
 }
 
 export type AssertionKeys = { jwks: { keys: Array<Record<string, unknown>> } } | { jwksUri: string };
@@ -114,6 +127,7 @@ export class ClientRegistry {
         allowedScopeSet: r.tenantId === null ? EVERY_SCOPE : new Set(allowed),
         tokenLifetime: r.tokenLifetime,
         assertionKeys: assertionKeysOf(r.tokenEndpointAuthMethod, r.registrationMetadata),
+        ...oidcMetadataOf(r.registrationMetadata),
       };
     });
   }

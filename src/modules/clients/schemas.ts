@@ -8,6 +8,7 @@ import { isLoopbackHttp } from "../../shared/loopback";
 import { strictUrl } from "../../shared/urls";
 import { uniqueList } from "../../shared/zod";
 import { nameSchema, scopeTokenSchema } from "../resource-servers";
+import { ID_TOKEN_ALGS } from "./registration-metadata";
 
 export const CLIENT_KINDS = ["agent", "human_app", "m2m", "cli"] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
@@ -75,6 +76,8 @@ export const createClientSchema = z
     allowed_scopes: uniqueList(scopeTokenSchema, 200).default([]),
     token_lifetime: tokenLifetimeSchema.default(TOKEN_LIFETIME.default),
     token_endpoint_auth_method: z.enum(PREREG_AUTH_METHODS).default("client_secret_basic"),
+    post_logout_redirect_uris: uniqueList(redirectUriSchema, 20).optional(),
+    id_token_signed_response_alg: z.enum(ID_TOKEN_ALGS).optional(),
   })
   .strict()
   // A public client acts for a signed-in user: never a machine (no secret, no user = anyone).
@@ -108,6 +111,8 @@ export const updateClientSchema = z
     grant_types: grantTypesSchema.optional(),
     allowed_scopes: uniqueList(scopeTokenSchema, 200).optional(),
     token_lifetime: tokenLifetimeSchema.optional(),
+    post_logout_redirect_uris: uniqueList(redirectUriSchema, 20).optional(),
+    id_token_signed_response_alg: z.enum(ID_TOKEN_ALGS).optional(),
   })
   .strict()
   .refine((v) => Object.keys(v).length > 0, "nothing to update");

@@ -1,6 +1,7 @@
 // Wire view of a client. Never carries the secret or its hash: the secret appears once, in the
 // creation or rotation answer (client-service.ts), and nowhere else.
 import type { Client, Connection } from "../../generated/sqlite/client";
+import { DEFAULT_ID_TOKEN_ALG } from "./registration-metadata";
 
 /** A role through which scopes were granted (the spec's "Active connection row": "role and scopes granted"). */
 export interface RoleGrantedView {
@@ -53,9 +54,16 @@ export function toClientView(c: Client, connection?: Connection | null, grants?:
     roles_granted: connected ? ((connected.rolesGranted as RoleGrantedView[] | null) ?? []) : (grants?.roles ?? []),
     /** The user who signed in at the connection's latest authorization (null for pre-registered clients). */
     connected_user_id: connected?.lastUserId ?? null,
+    ...oidcView(c.registrationMetadata),
   };
 }
 export type ClientView = ReturnType<typeof toClientView>;
+
+/** OpenID Connect settings (every registration mode keeps them in registrationMetadata). */
+function oidcView(metadata: unknown): { post_logout_redirect_uris: string[]; id_token_signed_response_alg: string } {
+  const m = (typeof metadata === "object" && metadata !== null ? metadata : {}) as { post_logout_redirect_uris?: string[]; id_token_signed_response_alg?: string };
+  return { post_logout_redirect_uris: m.post_logout_redirect_uris ?? [], id_token_signed_response_alg: m.id_token_signed_response_alg ?? DEFAULT_ID_TOKEN_ALG };
+}
 
 /** The creation answer: the view plus the credential pair (RFC 7591 §3.2.1 names for the extras). */
 export type CreatedClientView = ClientView & {

@@ -26,7 +26,11 @@ import { UsedClientAssertions } from "./assertions/used-client-assertions";
 import type { OutboundFetchOptions } from "../../shared/outbound/fetch-json";
 import { createGrants, type GrantHandler, type SignInGrantDeps } from "./grants";
 import { IntrospectionEndpoint } from "./introspection-endpoint";
-import { OAUTH_PATHS, buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
+import { OAUTH_PATHS, buildOpenIdConfiguration, buildServerMetadata, type MetadataContributor, type ServerMetadata } from "./metadata";
+import { IdTokens } from "./id-tokens";
+import { UserInfoEndpoint, type UserClaimsSource } from "./userinfo-endpoint";
+import { ACR_VALUES, OIDC_SCOPES } from "../signin";
+import { ID_TOKEN_ALGS } from "../clients";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
@@ -62,6 +66,8 @@ export interface OAuthDeps {
   outbound: OutboundFetchOptions;
   /** Told of every token and introspection answer (the metrics); none when omitted. */
   outcomes?: OAuthOutcomes;
+  /** The user's profile for /userinfo (tenancy). */
+  userClaims: UserClaimsSource["user"];
 }
 
 export interface OAuthServices {
@@ -77,7 +83,12 @@ export interface OAuthServices {
   /** Refresh-token chains with their access tokens. */
   families: TokenFamilies;
   grants: readonly GrantHandler[];
+  /** RFC 8414 authorization server metadata. */
   metadata: ServerMetadata;
+  /** OpenID Connect Discovery: the RFC 8414 document plus OIDC's members. */
+  openIdConfiguration: ServerMetadata;
+  idTokens: IdTokens;
+  userinfo: UserInfoEndpoint;
   tokenEndpoint: TokenEndpoint;
   introspectionEndpoint: IntrospectionEndpoint;
   revocationEndpoint: RevocationEndpoint;
@@ -106,7 +117,9 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const { refreshTokens } = deps.signin;
   const families = new TokenFamilies(revocations, refreshTokens);
   const connections = new ConnectionGate(deps.servers, connectionRegistry);
-  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families, connections });
+  const idTokens = new IdTokens(deps.jwt, clock);
+  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families, connections, idTokens });
+  const metadata = buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors);
   const revokers: TokenRevoker[] = [
     { tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) },
     {
@@ -133,7 +146,10 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       tokenRevocation,
       families,
       grants,
-      metadata: buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors),
+      metadata,
+      openIdConfiguration: buildOpenIdConfiguration(metadata, { idTokenSigningAlgs: ID_TOKEN_ALGS, acrValues: ACR_VALUES, scopes: [...OIDC_SCOPES] }),
+      idTokens,
+      userinfo: new UserInfoEndpoint(verifier, revocations, deps.servers, { user: deps.userClaims, userScopes: deps.signin.userScopes }),
       tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed, outcomes),
       introspectionEndpoint: new IntrospectionEndpoint(deps.servers, introspection),
       revocationEndpoint: new RevocationEndpoint(auth, revokers),

@@ -15,8 +15,9 @@
 // - No `scopes_supported`: scopes belong to resource servers of many workspaces; a union in an
 //   unauthenticated document would leak one workspace's scope names to everyone. Each MCP server
 //   lists its own scopes in its Protected Resource Metadata (RFC 9728).
-// - No OIDC-only members (id_token_signing_alg_values_supported, subject_types_supported):
-//   no ID tokens are issued.
+// - No OIDC-only members here: this is the RFC 8414 document. The OpenID Connect Discovery
+//   document (/.well-known/openid-configuration) is this one plus OIDC's members
+//   (buildOpenIdConfiguration below; docs/openid-provider.md).
 import { CLIENT_AUTH_METHODS } from "./client-auth";
 import { ASSERTION_SIGNING_ALGS } from "./assertions/assertion-verifier";
 import type { GrantHandler } from "./grants/types";
@@ -46,7 +47,46 @@ export const OAUTH_PATHS = {
   introspection: "/oauth/introspect",
   revocation: "/oauth/revoke",
   jwks: "/oauth/jwks",
+  /** The spec's "OIDC userinfo" path. */
+  userinfo: "/userinfo",
+  endSession: "/oauth/logout",
 } as const;
+
+/** What OpenID Connect Discovery adds (OIDC Discovery §3), beside the RFC 8414 members. */
+export interface OpenIdConfigurationInput {
+  idTokenSigningAlgs: readonly string[];
+  acrValues: readonly string[];
+  scopes: readonly string[];
+}
+
+/**
+ * The OpenID Connect Discovery 1.0 document: every REQUIRED member (issuer, authorization_endpoint,
+ * token_endpoint (no implicit flow), jwks_uri, response_types_supported, subject_types_supported,
+ * id_token_signing_alg_values_supported), the RECOMMENDED ones (userinfo_endpoint,
+ * registration_endpoint, scopes_supported with openid, claims_supported) and what a client must
+ * not assume (request_uri_parameter_supported defaults to true, so it says false). Only
+ * OpenID Connect's own scopes are listed: resource servers' scopes belong to their workspaces.
+ */
+export function buildOpenIdConfiguration(oauth: ServerMetadata, oidc: OpenIdConfigurationInput): ServerMetadata {
+  const base = oauth.issuer.replace(/\/+$/, "");
+  return {
+    ...oauth,
+    userinfo_endpoint: base + OAUTH_PATHS.userinfo,
+    end_session_endpoint: base + OAUTH_PATHS.endSession,
+    scopes_supported: [...oidc.scopes],
+    response_modes_supported: ["query"],
+    subject_types_supported: ["public"],
+    id_token_signing_alg_values_supported: [...oidc.idTokenSigningAlgs],
+    acr_values_supported: [...oidc.acrValues],
+    claims_supported: ["sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "amr", "acr", "sid", "email", "email_verified", "preferred_username", "updated_at"],
+    claim_types_supported: ["normal"],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    require_request_uri_registration: false,
+    prompt_values_supported: ["none", "login", "consent"],
+  };
+}
 
 /** Adds fields that belong to a feature rather than a grant (e.g. registration_endpoint for DCR). */
 export type MetadataContributor = (base: string) => Partial<ServerMetadata>;

@@ -21,6 +21,11 @@ export interface CodeGrant {
   codeChallenge: string;
   scope: string;
   resource: string;
+  /** OpenID Connect: the request's nonce, and the sign-in behind the code (session, time, factor ids). */
+  nonce: string | null;
+  sessionId: string | null;
+  authTime: Date | null;
+  factors: string[] | null;
 }
 
 export interface RedeemOptions<E> {
@@ -63,7 +68,7 @@ export class AuthorizationCodes {
     const now = this.clock.now();
     try {
       await this.db.authorizationCode.create({
-        data: { codeHash: sha256Base64url(code), ...grant, consentId, createdAt: now, expiresAt: new Date(now.getTime() + CODE_LIFETIME_S * 1000) },
+        data: { codeHash: sha256Base64url(code), ...grant, factors: grant.factors ?? undefined, consentId, createdAt: now, expiresAt: new Date(now.getTime() + CODE_LIFETIME_S * 1000) },
       });
     } catch (e) {
       if (isUniqueViolation(e)) return null;
@@ -101,8 +106,8 @@ export class AuthorizationCodes {
       const row = await tx.authorizationCode.findUnique({ where: { codeHash } });
       if (!row || row.clientId !== clientId) return { ok: false, kind: "unknown" };
       if (won.count !== 1) return row.usedAt !== null ? { ok: false, kind: "replayed", familyId } : { ok: false, kind: "unknown" };
-      const { tenantId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource } = row;
-      const grant: CodeGrant = { tenantId, clientId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource };
+      const { tenantId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource, nonce, sessionId, authTime } = row;
+      const grant: CodeGrant = { tenantId, clientId, userId, redirectUri, redirectUriSent, codeChallenge, scope, resource, nonce, sessionId, authTime, factors: (row.factors as string[] | null) ?? null };
       const refusal = opts.check(grant);
       if (refusal !== undefined) return { ok: false, kind: "refused", refusal };
       const refreshToken = await opts.startChain?.(tx, familyId, grant);

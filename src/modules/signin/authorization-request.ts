@@ -15,6 +15,15 @@ export const authorizeQuerySchema = z.object({
   code_challenge: z.string().max(256).optional(),
   code_challenge_method: z.string().max(16).optional(),
   resource: z.string().max(2048).optional(),
+  // OpenID Connect Core §3.1.2.1
+  nonce: z.string().max(512).optional(),
+  prompt: z.string().max(64).optional(),
+  max_age: z.string().max(12).optional(),
+  login_hint: z.string().max(254).optional(),
+  id_token_hint: z.string().max(8192).optional(),
+  response_mode: z.string().max(32).optional(),
+  request: z.string().max(16384).optional(),
+  request_uri: z.string().max(2048).optional(),
 });
 export type AuthorizeQuery = z.infer<typeof authorizeQuerySchema>;
 
@@ -57,6 +66,44 @@ export interface ValidatedAuthorization {
   viaConnection?: boolean;
   state?: string;
   codeChallenge: string;
+  /** OpenID Connect: present when `openid` was requested (its identity scopes and nonce). */
+  oidc?: { scopes: string[]; nonce?: string };
+  /** prompt values (none | login | consent), max_age (seconds), login_hint and id_token_hint as sent. */
+  prompt: string[];
+  maxAge?: number;
+  loginHint?: string;
+  idTokenHint?: string;
+}
+
+/** Scopes of OpenID Connect itself (OIDC Core §5.4), never a resource server's: `profile` and `email` count only beside `openid`. */
+export const OIDC_SCOPES: ReadonlySet<string> = new Set(["openid", "profile", "email"]);
+const PROMPT_VALUES = new Set(["none", "login", "consent"]);
+
+/** The OpenID Connect scopes among granted ones (none without `openid`): never narrowed by a resource server's roles. */
+export function oidcScopesOf(scopes: readonly string[]): ReadonlySet<string> {
+  return scopes.includes("openid") ? new Set(scopes.filter((s) => OIDC_SCOPES.has(s))) : new Set();
+}
+
+/** The request's scopes split into OpenID Connect's and the resource server's. */
+function splitScopes(requested: string[]): { resource: string[]; oidc: string[] | undefined } {
+  if (!requested.includes("openid")) return { resource: requested, oidc: undefined };
+  return { resource: requested.filter((s) => !OIDC_SCOPES.has(s)), oidc: requested.filter((s) => OIDC_SCOPES.has(s)) };
+}
+
+/** The OIDC parameters' problem (an invalid_request or request*_not_supported error), or their values. */
+function readOidcParameters(q: AuthorizeQuery): { error: string; description: string } | Pick<ValidatedAuthorization, "prompt" | "maxAge" | "loginHint" | "idTokenHint"> {
+  if (q.request !== undefined) return { error: "request_not_supported", description: "request objects are not supported" };
+  if (q.request_uri !== undefined) return { error: "request_uri_not_supported", description: "request_uri is not supported" };
+  if (q.response_mode !== undefined && q.response_mode !== "query") return { error: "invalid_request", description: "only response_mode=query is supported" };
+  const prompt = [...new Set((q.prompt ?? "").split(" ").filter(Boolean))];
+  if (prompt.some((p) => !PROMPT_VALUES.has(p))) return { error: "invalid_request", description: "prompt values supported: none, login, consent" };
+  if (prompt.includes("none") && prompt.length > 1) return { error: "invalid_request", description: "prompt=none cannot be combined with another value" };
+  let maxAge: number | undefined;
+  if (q.max_age !== undefined) {
+    if (!/^\d{1,9}$/.test(q.max_age)) return { error: "invalid_request", description: "max_age must be a non-negative whole number of seconds" };
+    maxAge = Number(q.max_age);
+  }
+  return { prompt, maxAge, loginHint: q.login_hint?.trim() || undefined, idTokenHint: q.id_token_hint };
 }
 
 export type AuthorizeOutcome =
@@ -99,8 +146,10 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
   if (!q.code_challenge || !CODE_CHALLENGE_RE.test(q.code_challenge)) return fail("invalid_request", "code_challenge (S256) is required");
   if (q.code_challenge_method !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
   const withPkce = { ...q, code_challenge: q.code_challenge };
+  const oidcParams = readOidcParameters(q);
+  if ("error" in oidcParams) return fail(oidcParams.error, oidcParams.description);
 
-  if (client.tenantId === null) return connectionRequest(withPkce, client, redirectUri, ports, fail);
+  if (client.tenantId === null) return connectionRequest(withPkce, client, redirectUri, ports, fail, oidcParams);
 
   // RFC 8707: the resource names the server the token is for; default the client's own server.
   let server: SignInServer | null;
@@ -116,20 +165,27 @@ export async function validateAuthorizationRequest(q: AuthorizeQuery, ports: Aut
 
   const requested = q.scope?.split(" ").filter(Boolean) ?? [];
   if (requested.some((s) => !SCOPE_TOKEN_RE.test(s))) return fail("invalid_scope", "the requested scope is invalid");
+  const { resource, oidc } = splitScopes([...new Set(requested)]);
   const allowed = new Set(client.allowedScopes);
-  if (requested.some((s) => !allowed.has(s))) return fail("invalid_scope", "the requested scope is not allowed for this client");
-  const scopes = requested.length > 0 ? [...new Set(requested)] : [...client.allowedScopes];
+  if (resource.some((s) => !allowed.has(s))) return fail("invalid_scope", "the requested scope is not allowed for this client");
+  // No scope at all: every allowed one. Only OpenID scopes: identity, no resource scope.
+  const scopes = requested.length === 0 ? [...client.allowedScopes] : resource;
 
-  return accepted(withPkce, client, server, redirectUri, { scopes });
+  return accepted(withPkce, client, server, redirectUri, { scopes, ...oidcOf(oidc, q) }, oidcParams);
 }
 
 /** The validated request, bound to `server`, with the scope decision of the caller. */
+function oidcOf(oidc: string[] | undefined, q: AuthorizeQuery): Pick<ValidatedAuthorization, "oidc"> {
+  return oidc ? { oidc: { scopes: oidc, ...(q.nonce !== undefined ? { nonce: q.nonce } : {}) } } : {};
+}
+
 function accepted(
   q: AuthorizeQuery & { code_challenge: string },
   client: SignInClient,
   server: SignInServer,
   redirectUri: string,
-  scopes: Pick<ValidatedAuthorization, "scopes" | "allHeld" | "viaConnection">,
+  scopes: Pick<ValidatedAuthorization, "scopes" | "allHeld" | "viaConnection" | "oidc">,
+  oidcParams: Pick<ValidatedAuthorization, "prompt" | "maxAge" | "loginHint" | "idTokenHint">,
 ): AuthorizeOutcome {
   return {
     kind: "ok",
@@ -144,6 +200,7 @@ function accepted(
       ...scopes,
       state: q.state,
       codeChallenge: q.code_challenge,
+      ...oidcParams,
     },
   };
 }
@@ -160,6 +217,7 @@ async function connectionRequest(
   redirectUri: string,
   ports: AuthorizePorts,
   fail: (error: string, description: string) => AuthorizeOutcome,
+  oidcParams: Pick<ValidatedAuthorization, "prompt" | "maxAge" | "loginHint" | "idTokenHint">,
 ): Promise<AuthorizeOutcome> {
   if (q.resource === undefined) return fail("invalid_target", "resource is required: it names the MCP server this client connects to");
   const servers = await ports.serversByResource(q.resource);
@@ -172,5 +230,6 @@ async function connectionRequest(
   if ((await ports.connectionStatus(client.clientId, server.id)) === "revoked") return fail("access_denied", "this client's access to the resource server was revoked");
   const requested = q.scope?.split(" ").filter(Boolean) ?? [];
   if (requested.some((s) => !SCOPE_TOKEN_RE.test(s))) return fail("invalid_scope", "the requested scope is invalid");
-  return accepted(q, client, server, redirectUri, { scopes: [...new Set(requested)], allHeld: requested.length === 0, viaConnection: true });
+  const { resource, oidc } = splitScopes([...new Set(requested)]);
+  return accepted(q, client, server, redirectUri, { scopes: resource, allHeld: requested.length === 0, viaConnection: true, ...oidcOf(oidc, q) }, oidcParams);
 }

@@ -31,6 +31,10 @@ export interface RefreshGrant {
   userId: string;
   scope: string;
   resource: string;
+  /** OpenID Connect: the original sign-in (session, time, factor ids), repeated in each refreshed ID token. */
+  sessionId: string | null;
+  authTime: Date | null;
+  factors: string[] | null;
 }
 
 export interface RefreshRotationSettings {
@@ -47,9 +51,18 @@ export type RotateResult =
   /** A retired token was presented: the caller must revoke `familyId` (refresh and access tokens). */
   | { ok: false; reuseDetected: true; familyId: string; reason: string };
 
-type Row = RefreshGrant & { id: string; familyId: string; expiresAt: Date; rotatedAt: Date | null; revokedAt: Date | null };
+type Row = Omit<RefreshGrant, "factors"> & { id: string; familyId: string; expiresAt: Date; rotatedAt: Date | null; revokedAt: Date | null; factors: unknown };
 
-const grantOf = (row: Row): RefreshGrant => ({ tenantId: row.tenantId, clientId: row.clientId, userId: row.userId, scope: row.scope, resource: row.resource });
+const grantOf = (row: Row): RefreshGrant => ({
+  tenantId: row.tenantId,
+  clientId: row.clientId,
+  userId: row.userId,
+  scope: row.scope,
+  resource: row.resource,
+  sessionId: row.sessionId,
+  authTime: row.authTime,
+  factors: (row.factors as string[] | null) ?? null,
+});
 const refused = (reason: string): RotateResult => ({ ok: false, reuseDetected: false, reason });
 const reused = (familyId: string, reason: string): RotateResult => ({ ok: false, reuseDetected: true, familyId, reason });
 
@@ -130,7 +143,7 @@ export class RefreshTokens {
 
   private async insert(tx: Tx, token: string, familyId: string, grant: RefreshGrant, now: Date): Promise<void> {
     await tx.refreshToken.create({
-      data: { id: this.ids.uuid(), tokenHash: sha256Base64url(token), familyId, ...grant, createdAt: now, expiresAt: new Date(now.getTime() + REFRESH_LIFETIME_S * 1000) },
+      data: { id: this.ids.uuid(), tokenHash: sha256Base64url(token), familyId, ...grant, factors: grant.factors ?? undefined, createdAt: now, expiresAt: new Date(now.getTime() + REFRESH_LIFETIME_S * 1000) },
     });
   }
 }

@@ -4,11 +4,13 @@
 // caller who is not an active member of that workspace is 403. The answer is the Actor the services
 // check roles against. Transports only map the error to their wire shape.
 import type { Actor } from "../../shared/actor";
-import { DomainError } from "../../shared/errors";
+import { DomainError, forbidden } from "../../shared/errors";
 import type { JwtService } from "../tokens";
 import type { TenancyService } from "./tenancy-service";
 
 const REALM = 'Bearer realm="toolgate-admin"';
+export const ENROL_FIRST =
+  "this workspace requires a second factor for administrators: enrol one (POST /svc/uflow/mfa/totp/enroll or POST /svc/webauthn/register/begin), then sign in again";
 
 /** A 401 with the WWW-Authenticate challenge the transport must send (RFC 6750 §3). */
 export class AdminAuthError extends DomainError {
@@ -34,6 +36,22 @@ export class AdminAuthenticator {
 
   /** The caller of an admin request, from its Authorization header; throws AdminAuthError (401) or a 403. */
   async authenticate(authorization: string | null | undefined): Promise<Actor> {
+    const { actor, enrolOnly } = await this.resolve(authorization);
+    // The workspace requires a second factor and this admin had none at sign-in: the token serves
+    // to enrol one (the self-service routes), then they sign in again (docs/operations.md).
+    if (enrolOnly) throw forbidden(ENROL_FIRST);
+    return actor;
+  }
+
+  /**
+   * The person behind an admin token, for their own sign-in settings (second factors, passkeys,
+   * sessions): an enrol-only token is accepted here.
+   */
+  async authenticatePerson(authorization: string | null | undefined): Promise<Actor> {
+    return (await this.resolve(authorization)).actor;
+  }
+
+  private async resolve(authorization: string | null | undefined): Promise<{ actor: Actor; enrolOnly: boolean }> {
     const token = bearerToken(authorization);
     if (!token) throw new AdminAuthError("missing bearer token", REALM);
     const claims = await this.jwt.verifyAdminToken(token);
@@ -45,6 +63,6 @@ export class AdminAuthenticator {
     const actor = await this.tenancy.resolveActor(claims.sub, tenantId, typeof claims.cv === "number" ? claims.cv : 0);
     // Issued before an operator reset the password: as dead as an expired token.
     if (!actor) throw new AdminAuthError("invalid or expired token", `${REALM}, error="invalid_token"`);
-    return actor;
+    return { actor, enrolOnly: claims.mfa_enrol_only === true };
   }
 }

@@ -4,7 +4,7 @@
 // that member's cached access facts after commit (unit of work,
 // docs/decisions/0001-per-entry-caches.md).
 import type { Prisma } from "../../generated/sqlite/client";
-import type { Db, DbOrTx } from "../../storage";
+import type { Db, DbOrTx, Tx } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { conflict, notFound } from "../../shared/errors";
@@ -22,6 +22,8 @@ interface StateChange {
 }
 
 export class EndUserService {
+  private readonly suspendedHooks: Array<(tx: Tx, tenantId: string, userId: string) => Promise<unknown>> = [];
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -115,8 +117,15 @@ export class EndUserService {
         create: { id: this.ids.uuid(), tenantId, userId, createdAt: now, ...data },
         update: data,
       });
+      // A suspension ends what the user holds elsewhere (their browser sessions) in this transaction.
+      if (status === "suspended" && before !== "suspended") for (const hook of this.suspendedHooks) await hook(tx, tenantId, userId);
       return toEndUserView(tenantId, user, row);
     });
+  }
+
+  /** Runs in the transaction that suspends an end user (the sign-in module ends their sessions there). */
+  onSuspended(hook: (tx: Tx, tenantId: string, userId: string) => Promise<unknown>): void {
+    this.suspendedHooks.push(hook);
   }
 
   /** The member and their stored state (null when none); 404 when the user is not a member here. */

@@ -1,4 +1,4 @@
-export { TenancyService, emailSchema, passwordSchema, type BootstrapInput, type UserView, type LoginSource, type SignInCounts } from "./tenancy-service";
+export { TenancyService, emailSchema, passwordSchema, type AdminCandidate, type BootstrapInput, type UserView, type LoginSource, type SignInCounts } from "./tenancy-service";
 export { LoginThrottle, type AttemptKeys, type Reservation } from "./login-throttle";
 export { toMembershipView, type MembershipView } from "./views";
 export { toMemberView, toEndUserView, type MemberView, type EndUserView } from "./views";

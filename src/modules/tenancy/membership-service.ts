@@ -21,7 +21,8 @@ import { toMemberView, type MemberView } from "./views";
 const withUser = { user: { select: { email: true, username: true } } } as const;
 
 export class MembershipService {
-  private readonly removedHooks: Array<(tx: Tx, tenantId: string, userId: string) => Promise<void>> = [];
+  private readonly removedHooks: Array<(tx: Tx, tenantId: string, userId: string) => Promise<unknown>> = [];
+  private readonly deactivatedHooks: Array<(tx: Tx, tenantId: string, userId: string) => Promise<unknown>> = [];
 
   constructor(
     private readonly db: Db,
@@ -107,6 +108,8 @@ export class MembershipService {
         data: { membershipType: type, status, externalId: patch.external_id, suspendedAt, updatedAt: this.clock.now() },
         include: withUser,
       });
+      // Leaving `active` (suspended, left) ends what the member holds elsewhere (browser sessions).
+      if (current.status === "active" && status !== "active") for (const hook of this.deactivatedHooks) await hook(tx, tenantId, userId);
       return updated;
     });
     return toMemberView(row);
@@ -135,8 +138,13 @@ export class MembershipService {
   }
 
   /** Runs in the transaction that removes a member (other modules drop what they hold for that user there). */
-  onRemoved(hook: (tx: Tx, tenantId: string, userId: string) => Promise<void>): void {
+  onRemoved(hook: (tx: Tx, tenantId: string, userId: string) => Promise<unknown>): void {
     this.removedHooks.push(hook);
+  }
+
+  /** Runs in the transaction that moves a membership out of `active` (suspended, left). */
+  onDeactivated(hook: (tx: Tx, tenantId: string, userId: string) => Promise<unknown>): void {
+    this.deactivatedHooks.push(hook);
   }
 
   private async find(tx: DbOrTx, tenantId: string, userId: string) {

@@ -6,7 +6,7 @@ import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
 import { DomainError, badRequest, conflict, forbidden, notFound, unauthenticated } from "../../shared/errors";
 import type { LoginThrottle } from "./login-throttle";
-import { type Actor, type MembershipType, assertCanWrite, assertSameTenant } from "../../shared/actor";
+import { type Actor, type MembershipType, assertCanRead, assertCanWrite, assertSameTenant } from "../../shared/actor";
 import type { JwtService } from "../tokens";
 import { toMembershipView, type MembershipView } from "./views";
 
@@ -25,6 +25,17 @@ export interface BootstrapInput {
 /** Where a sign-in attempt comes from (the HTTP layer's client address). */
 export interface LoginSource {
   address: string;
+}
+
+/** An account whose password was right and who may administer a workspace (admin login's first step). */
+export interface AdminCandidate {
+  userId: string;
+  tenantId: string;
+  email: string;
+  role: MembershipType;
+  credentialVersion: number;
+  /** The workspace requires owners and admins to use a second factor. */
+  workspaceRequiresMfa: boolean;
 }
 
 export interface UserView {
@@ -145,18 +156,77 @@ export class TenancyService {
     return found;
   }
 
-  /** Verifies a password login and issues an admin JWT for one of the user's workspaces. */
-  async login(input: { email: string; password: string; workspace_id?: string }, source: LoginSource): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
+  /**
+   * The password step of admin login: the account and its active membership, or 401 (the same
+   * answer for a wrong password and for an account that may not sign in: no credential oracle).
+   * Whether a second factor follows is decided by the sign-in module (signin/mfa/admin-sign-in.ts).
+   */
+  async verifyAdmin(input: { email: string; password: string; workspace_id?: string }, source: LoginSource): Promise<AdminCandidate> {
     const user = input.workspace_id
       ? await this.verifyCredentials(input.workspace_id, input.email, input.password, source)
       : await this.verifyAnyAccount(input.email, input.password, source);
     if (!user) throw unauthenticated("invalid email or password");
-    const membership = await this.activeMembership(user.id);
-    // The same answer as a wrong password: a right password must not be confirmed to someone who
-    // cannot use it (no credential oracle).
+    const membership = await this.db.membership.findFirst({ where: { userId: user.id, status: "active" }, include: { workspace: { select: { requireAdminMfa: true } } } });
     if (!membership) throw unauthenticated("invalid email or password");
-    const { token, expiresIn } = await this.jwt.signAdminToken(user.id, membership.tenantId, user.credentialVersion);
+    return {
+      userId: user.id,
+      tenantId: membership.tenantId,
+      email: user.email,
+      role: membership.membershipType as MembershipType,
+      credentialVersion: user.credentialVersion,
+      workspaceRequiresMfa: membership.workspace.requireAdminMfa,
+    };
+  }
+
+  /** An admin JWT for a verified candidate, saying how they signed in (`amr`); `enrolOnly` limits it to enrolling a second factor. */
+  async issueAdminToken(candidate: AdminCandidate, amr: readonly string[], enrolOnly = false): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
+    const { token, expiresIn } = await this.jwt.signAdminToken(candidate.userId, candidate.tenantId, candidate.credentialVersion, amr, enrolOnly);
     return { access_token: token, token_type: "Bearer", expires_in: expiresIn };
+  }
+
+  /**
+   * A one-time-code attempt of a user, throttled like a password on the same account (one
+   * allowance per account covers every door: the email of the user in its workspace).
+   */
+  async throttledAttempt<T>(tenantId: string, userId: string, source: LoginSource, check: () => Promise<T | null>): Promise<T | null> {
+    const user = await this.db.user.findUnique({ where: { id: userId }, select: { email: true, tenantId: true } });
+    if (!user || user.tenantId !== tenantId) return null;
+    return this.throttled([this.throttle.accountKey(user.email, tenantId)], source, check);
+  }
+
+  /** A user's email (the name of their account in an authenticator app); null for an unknown user. */
+  async emailOf(tenantId: string, userId: string): Promise<string | null> {
+    return (await this.db.user.findFirst({ where: { id: userId, tenantId }, select: { email: true } }))?.email ?? null;
+  }
+
+  /** What /userinfo says of a user (email, username, last change), null for an unknown user. */
+  async profileOf(tenantId: string, userId: string): Promise<{ email: string; username: string; updatedAt: Date } | null> {
+    return this.db.user.findFirst({ where: { id: userId, tenantId }, select: { email: true, username: true, updatedAt: true } });
+  }
+
+  /** A user of the workspace by email (the operator's reset of second factors), or 404. */
+  async findUser(emailInput: string, workspaceId?: string): Promise<{ user_id: string; workspace_id: string }> {
+    const email = emailSchema.parse(emailInput);
+    const accounts = await this.db.user.findMany({ where: { email, ...(workspaceId ? { tenantId: workspaceId } : {}) }, take: 2 });
+    if (accounts.length === 0) throw notFound("user");
+    if (accounts.length > 1) throw badRequest("this email has accounts in several workspaces; name one with --workspace");
+    return { user_id: accounts[0]!.id, workspace_id: accounts[0]!.tenantId };
+  }
+
+  /** The workspace's MFA rule for administrators (owners, admins and auditors may read it). */
+  async mfaPolicy(actor: Actor, tenantId: string): Promise<{ require_mfa_for_admins: boolean }> {
+    assertSameTenant(actor, tenantId);
+    assertCanRead(actor);
+    const w = await this.db.workspace.findUniqueOrThrow({ where: { id: tenantId }, select: { requireAdminMfa: true } });
+    return { require_mfa_for_admins: w.requireAdminMfa };
+  }
+
+  /** Only an owner sets it: the rule binds the admins, who must not be able to lift it. */
+  async setMfaPolicy(actor: Actor, tenantId: string, input: { require_mfa_for_admins: boolean }): Promise<{ require_mfa_for_admins: boolean }> {
+    assertSameTenant(actor, tenantId);
+    if (actor.role !== "owner") throw forbidden("only an owner may change the workspace's MFA rule");
+    const w = await this.db.workspace.update({ where: { id: tenantId }, data: { requireAdminMfa: input.require_mfa_for_admins }, select: { requireAdminMfa: true } });
+    return { require_mfa_for_admins: w.requireAdminMfa };
   }
 
   /**

@@ -1,5 +1,5 @@
-export { KeyStore, SIGNING_ALG, type RotateResult } from "./key-store";
-export { JwtService, ACCESS_TOKEN_TYP, ADMIN_AUDIENCE, type AccessTokenClaims, type AdminTokenClaims } from "./jwt";
+export { KeyStore, SIGNING_ALG, SIGNING_ALGS, type SigningAlg, type RotateResult } from "./key-store";
+export { JwtService, ACCESS_TOKEN_TYP, ADMIN_AUDIENCE, ID_TOKEN_TYP, type AccessTokenClaims, type AdminTokenClaims, type IdTokenClaims } from "./jwt";
 export { MAX_TOKEN_LIFETIME_S, publishedKeysAt, signingKeyAt } from "./key-schedule";
 export { AccessTokenVerifier, VERIFIED_TOKEN_CACHE_SIZE } from "./verified-tokens";
 export { RevocationList } from "./revocation-list";

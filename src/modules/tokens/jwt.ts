@@ -2,16 +2,34 @@
 // typ at+jwt, aud = a resource server's resource_url) and admin session tokens (typ JWT,
 // aud ADMIN_AUDIENCE). Verification pins the algorithm and the typ header.
 import { sign as signWithKey, type KeyObject } from "node:crypto";
-import { jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from "jose";
+import { compactVerify, jwtVerify, decodeProtectedHeader, errors as joseErrors, type JWTPayload } from "jose";
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
 import type { KeyStore } from "./key-store";
-import { SIGNING_ALG } from "./key-store";
+import { SIGNING_ALG, SIGNING_ALGS, type SigningAlg } from "./key-store";
 
 export const ACCESS_TOKEN_TYP = "at+jwt";
 export const ADMIN_TOKEN_TYP = "JWT";
 export const ADMIN_AUDIENCE = "urn:toolgate:admin";
 export const ADMIN_TOKEN_LIFETIME_S = 3600;
+export const ID_TOKEN_TYP = "JWT";
+
+/** OIDC Core §2 ID token claims (iss is added when signing). */
+export interface IdTokenClaims {
+  iss?: string;
+  sub: string;
+  aud: string;
+  exp: number;
+  iat: number;
+  auth_time: number;
+  azp: string;
+  nonce?: string;
+  at_hash?: string;
+  amr: string[];
+  acr: string;
+  /** The browser session (OpenID RP-Initiated Logout: id_token_hint names the session to end). */
+  sid?: string;
+}
 
 export interface AccessTokenClaims {
   iss: string;
@@ -39,6 +57,10 @@ export interface AdminTokenClaims {
   workspace_id?: string;
   /** The user's credential version when the token was issued (absent in tokens from before it existed: 0). */
   cv?: number;
+  /** How the admin signed in (RFC 8176; absent in tokens from before it existed). */
+  amr?: string[];
+  /** Set when the token may only enrol a second factor (docs/operations.md "Second factors"). */
+  mfa_enrol_only?: boolean;
   exp: number;
 }
 
@@ -62,27 +84,77 @@ export class JwtService {
    * Verification stays jose's (jwtVerify). The output is what SignJWT produced: header
    * {"alg","typ","kid"} and the payload as given, base64url, dot-separated.
    */
-  private async sign(payload: JWTPayload, typ: string): Promise<string> {
-    const { kid, key } = this.keys.signingKeyObject();
+  private async sign(payload: JWTPayload, typ: string, alg: SigningAlg = SIGNING_ALG): Promise<string> {
+    const { kid, key } = this.keys.signingKeyObject(alg);
     const headerKey = `${kid} ${typ}`;
     let header = this.headers.get(headerKey);
     if (header === undefined) {
-      header = Buffer.from(JSON.stringify({ alg: SIGNING_ALG, typ, kid })).toString("base64url");
+      header = Buffer.from(JSON.stringify({ alg, typ, kid })).toString("base64url");
       if (this.headers.size > 64) this.headers.clear(); // kids rotate rarely; never grows without bound
       this.headers.set(headerKey, header);
     }
     const input = `${header}.${Buffer.from(JSON.stringify(payload)).toString("base64url")}`;
-    return `${input}.${(await es256(Buffer.from(input), key)).toString("base64url")}`;
+    return `${input}.${(await signJws(Buffer.from(input), key)).toString("base64url")}`;
+  }
+
+  /**
+   * An OpenID Connect ID token (OIDC Core §2), signed with the client's registered algorithm
+   * (ES256 or RS256, both SHA-256: the at_hash of either is the left half of a SHA-256).
+   * typ "JWT": it never verifies as an access token (at+jwt) and its audience is a client, never
+   * the admin audience.
+   */
+  async signIdToken(claims: IdTokenClaims, alg: SigningAlg): Promise<string> {
+    return this.sign({ iss: this.issuer, ...claims }, ID_TOKEN_TYP, alg);
+  }
+
+  /**
+   * The claims of an ID token this server issued (signature by a published key, issuer), expired
+   * or not: an RP-initiated logout's id_token_hint may have outlived its exp (OpenID RP-Initiated
+   * Logout §2). Null for anything else (an access or admin token included).
+   */
+  async readIdTokenHint(token: string): Promise<IdTokenClaims | null> {
+    let header: { kid?: string; alg?: string; typ?: string };
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      return null;
+    }
+    if (header.typ !== ID_TOKEN_TYP || !SIGNING_ALGS.includes(header.alg as SigningAlg)) return null;
+    const key = this.keys.verificationKey(header.kid, header.alg as SigningAlg);
+    if (!key) return null;
+    try {
+      const { payload } = await compactVerify(token, key, { algorithms: [header.alg!] });
+      const claims = JSON.parse(new TextDecoder().decode(payload)) as Record<string, unknown>;
+      if (claims.iss !== this.issuer || typeof claims.sub !== "string" || typeof claims.aud !== "string" || claims.aud === ADMIN_AUDIENCE) return null;
+      if (typeof claims.azp !== "string") return null; // every ID token of ours names its client
+      return claims as unknown as IdTokenClaims;
+    } catch (e) {
+      if (e instanceof joseErrors.JOSEError || e instanceof SyntaxError) return null;
+      throw e;
+    }
   }
 
   async signAccessToken(claims: Omit<AccessTokenClaims, "iss">): Promise<string> {
     return this.sign({ iss: this.issuer, ...claims }, ACCESS_TOKEN_TYP);
   }
 
-  async signAdminToken(userId: string, tenantId: string, credentialVersion: number): Promise<{ token: string; expiresIn: number }> {
+  /** `amr`: how the admin signed in (RFC 8176 values, e.g. ["mfa","otp","pwd"]). */
+  /** `enrolOnly`: the token may only enrol a second factor (the workspace requires one and the admin has none). */
+  async signAdminToken(userId: string, tenantId: string, credentialVersion: number, amr: readonly string[], enrolOnly = false): Promise<{ token: string; expiresIn: number }> {
     const iat = epochSeconds(this.clock.now());
     const token = await this.sign(
-      { iss: this.issuer, aud: ADMIN_AUDIENCE, sub: userId, tenant_id: tenantId, workspace_id: tenantId, cv: credentialVersion, iat, exp: iat + ADMIN_TOKEN_LIFETIME_S },
+      {
+        iss: this.issuer,
+        aud: ADMIN_AUDIENCE,
+        sub: userId,
+        tenant_id: tenantId,
+        workspace_id: tenantId,
+        cv: credentialVersion,
+        amr: [...amr],
+        ...(enrolOnly ? { mfa_enrol_only: true } : {}),
+        iat,
+        exp: iat + ADMIN_TOKEN_LIFETIME_S,
+      },
       ADMIN_TOKEN_TYP,
     );
     return { token, expiresIn: ADMIN_TOKEN_LIFETIME_S };
@@ -127,7 +199,10 @@ export class JwtService {
   }
 }
 
-/** ES256 over `data` on libuv's thread pool (node:crypto's callback form). */
-function es256(data: Buffer, key: KeyObject): Promise<Buffer> {
+/**
+ * ES256 or RS256 over `data` on libuv's thread pool (node:crypto's callback form): SHA-256 with
+ * the key's own scheme (ECDSA as R || S, RFC 7518 §3.4; RSASSA-PKCS1-v1_5 for an RSA key, §3.3).
+ */
+function signJws(data: Buffer, key: KeyObject): Promise<Buffer> {
   return new Promise((resolve, reject) => signWithKey("sha256", data, { key, dsaEncoding: "ieee-p1363" }, (e, signature) => (e ? reject(e) : resolve(signature))));
 }

@@ -2,6 +2,10 @@
 // paths never read the database for keys), reloaded when a write to the key table is announced on
 // the change bus (another instance, or the CLI's `keys rotate`). The table is small by construction:
 // it is the one thing loaded whole (docs/decisions/0001-per-entry-caches.md).
+// Each algorithm has its own schedule (key-schedule.ts): ES256 signs access tokens, admin tokens
+// and ID tokens by default; RS256 signs the ID tokens of clients that ask for it (OIDC Discovery
+// requires RS256 support; docs/decisions/0035-openid-provider.md). Both are published in the JWKS
+// and rotated with `toolgate keys rotate [--alg RS256]`.
 import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, calculateJwkThumbprint, type JWK, type CryptoKey } from "jose";
 import type { ChangeBus, Db } from "../../storage";
@@ -11,9 +15,13 @@ import { coalescedReload } from "../../shared/coalesced-reload";
 import { publishedKeysAt, signingKeyAt } from "./key-schedule";
 
 export const SIGNING_ALG = "ES256";
+/** Every algorithm this server keeps a signing key for (the first is the default). */
+export const SIGNING_ALGS = ["ES256", "RS256"] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 interface LoadedKey {
   kid: string;
+  alg: SigningAlg;
   activatedAt: Date;
   publicJwk: JWK;
   privateKey: CryptoKey;
@@ -30,6 +38,7 @@ export interface RotateResult {
 export class KeyStore {
   private keys: LoadedKey[] = [];
   private byKid = new Map<string, LoadedKey>();
+  private byAlg = new Map<SigningAlg, LoadedKey[]>();
 
   constructor(
     private readonly db: Db,
@@ -43,13 +52,22 @@ export class KeyStore {
     bus.onReset(() => this.load());
   }
 
-  /** Loads every key; creates the first one when the installation has none. */
+  /** Loads every key; creates the first one of each algorithm the installation has none of. */
   async init(): Promise<void> {
     await this.load();
-    if (this.keys.length === 0) {
-      await this.createKey(this.clock.now());
-      await this.load();
-    }
+    const missing = SIGNING_ALGS.filter((alg) => !this.keys.some((k) => k.alg === alg));
+    if (missing.length === 0) return;
+    for (const alg of missing) await this.createKey(this.clock.now(), alg);
+    await this.load();
+  }
+
+  /** The keys of one algorithm (computed at load: the hot paths ask on every token). */
+  private ofAlg(alg: SigningAlg): LoadedKey[] {
+    return this.byAlg.get(alg) ?? [];
+  }
+
+  private published(now: Date): LoadedKey[] {
+    return SIGNING_ALGS.flatMap((alg) => publishedKeysAt(this.ofAlg(alg), now));
   }
 
   /** Loads every key, importing only new ones (coalesced: see shared/coalesced-reload.ts). */
@@ -69,6 +87,7 @@ export class KeyStore {
       const privateKey = (await importJWK(privateJwk, row.alg)) as CryptoKey;
       loaded.push({
         kid: row.kid,
+        alg: row.alg as SigningAlg,
         activatedAt: row.activatedAt,
         publicJwk,
         privateKey,
@@ -79,18 +98,19 @@ export class KeyStore {
     }
     this.keys = loaded;
     this.byKid = new Map(loaded.map((k) => [k.kid, k]));
+    this.byAlg = new Map(SIGNING_ALGS.map((alg) => [alg, loaded.filter((k) => k.alg === alg)]));
   }
 
-  /** Adds a key that is published at once and starts signing after `leadSeconds`. */
-  async rotate(leadSeconds: number): Promise<RotateResult> {
+  /** Adds a key of `alg` that is published at once and starts signing after `leadSeconds`. */
+  async rotate(leadSeconds: number, alg: SigningAlg = SIGNING_ALG): Promise<RotateResult> {
     const activatesAt = new Date(this.clock.now().getTime() + leadSeconds * 1000);
-    const kid = await this.createKey(activatesAt);
+    const kid = await this.createKey(activatesAt, alg);
     await this.load();
     return { kid, activates_at: activatesAt.toISOString() };
   }
 
-  private async createKey(activatedAt: Date): Promise<string> {
-    const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+  private async createKey(activatedAt: Date, alg: SigningAlg): Promise<string> {
+    const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk); // RFC 7638: stable, content-derived kid
     const privateJwk = await exportJWK(privateKey);
@@ -98,8 +118,8 @@ export class KeyStore {
       await tx.signingKey.create({
         data: {
           kid,
-          alg: SIGNING_ALG,
-          publicJwk: JSON.stringify({ ...publicJwk, kid, alg: SIGNING_ALG, use: "sig" }),
+          alg,
+          publicJwk: JSON.stringify({ ...publicJwk, kid, alg, use: "sig" }),
           privateJwkEnc: encryptAtRest(this.encryptionKey, JSON.stringify(privateJwk), kid),
           createdAt: this.clock.now(),
           activatedAt,
@@ -109,39 +129,40 @@ export class KeyStore {
     return kid;
   }
 
-  signingKey(): { kid: string; key: CryptoKey } {
-    const k = signingKeyAt(this.keys, this.clock.now());
-    if (!k) throw new Error("no active signing key");
+  signingKey(alg: SigningAlg = SIGNING_ALG): { kid: string; key: CryptoKey } {
+    const k = signingKeyAt(this.ofAlg(alg), this.clock.now());
+    if (!k) throw new Error(`no active ${alg} signing key`);
     return { kid: k.kid, key: k.privateKey };
   }
 
-  /** The signing key as a node:crypto KeyObject (the token endpoint signs synchronously with it). */
-  signingKeyObject(): { kid: string; key: KeyObject } {
-    const k = signingKeyAt(this.keys, this.clock.now());
-    if (!k) throw new Error("no active signing key");
+  /** The signing key as a node:crypto KeyObject (the token endpoint signs with it, off the event loop). */
+  signingKeyObject(alg: SigningAlg = SIGNING_ALG): { kid: string; key: KeyObject } {
+    const k = signingKeyAt(this.ofAlg(alg), this.clock.now());
+    if (!k) throw new Error(`no active ${alg} signing key`);
     return { kid: k.kid, key: k.privateKeyObject };
   }
 
-  verificationKey(kid: string | undefined): CryptoKey | undefined {
+  /** The public key of a published key of `alg` (access and admin tokens: ES256 only). */
+  verificationKey(kid: string | undefined, alg: SigningAlg = SIGNING_ALG): CryptoKey | undefined {
     if (!kid) return undefined;
     const k = this.byKid.get(kid);
-    if (!k) return undefined;
+    if (!k || k.alg !== alg) return undefined;
     // Only keys that are still published verify: a key past its publication window is dead.
-    return publishedKeysAt(this.keys, this.clock.now()).includes(k) ? k.publicKey : undefined;
+    return publishedKeysAt(this.ofAlg(alg), this.clock.now()).includes(k) ? k.publicKey : undefined;
   }
 
   /** The schedule of every stored key, for `toolgate keys list`. */
-  describe(): { kid: string; activates_at: string; signing: boolean; published: boolean }[] {
+  describe(): { kid: string; alg: string; activates_at: string; signing: boolean; published: boolean }[] {
     const now = this.clock.now();
-    const signing = signingKeyAt(this.keys, now);
-    const published = new Set(publishedKeysAt(this.keys, now));
+    const signing = new Set(SIGNING_ALGS.map((alg) => signingKeyAt(this.ofAlg(alg), now)));
+    const published = new Set(this.published(now));
     return this.keys
-      .map((k) => ({ kid: k.kid, activates_at: k.activatedAt.toISOString(), signing: k === signing, published: published.has(k) }))
+      .map((k) => ({ kid: k.kid, alg: k.alg, activates_at: k.activatedAt.toISOString(), signing: signing.has(k), published: published.has(k) }))
       .sort((a, b) => a.activates_at.localeCompare(b.activates_at));
   }
 
   /** RFC 7517 key set of every published key. */
   jwks(): { keys: JWK[] } {
-    return { keys: publishedKeysAt(this.keys, this.clock.now()).map((k) => k.publicJwk) };
+    return { keys: this.published(this.clock.now()).map((k) => k.publicJwk) };
   }
 }

@@ -7,7 +7,8 @@
 // its refresh tokens and its access tokens (OAuth 2.1 §4.1.3: "SHOULD revoke ... tokens previously
 // issued").
 import type { AuthorizationCodes, RefreshTokens } from "../../signin";
-import { verifyPkce } from "../../signin";
+import { oidcScopesOf, verifyPkce } from "../../signin";
+import { IdTokens } from "../id-tokens";
 import { canonicalResource } from "../../../shared/resource-url";
 import type { AccessTokenIssuer } from "../../tokens";
 import { parseScope } from "../../tokens";
@@ -24,6 +25,7 @@ export interface AuthorizationCodeDeps {
   families: TokenFamilies;
   issuer: AccessTokenIssuer;
   connections: ConnectionGate;
+  idTokens: IdTokens;
 }
 
 export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandler {
@@ -55,7 +57,17 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
       const redeemed = await deps.codes.redeem(code, client.clientId, {
         redirectUriPresented: redirectUri !== undefined,
         startChain: client.grantTypes.has("refresh_token")
-          ? (tx, familyId, g) => deps.refreshTokens.issueIn(tx, familyId, { tenantId: g.tenantId, clientId: g.clientId, userId: g.userId, scope: g.scope, resource: g.resource })
+          ? (tx, familyId, g) =>
+              deps.refreshTokens.issueIn(tx, familyId, {
+                tenantId: g.tenantId,
+                clientId: g.clientId,
+                userId: g.userId,
+                scope: g.scope,
+                resource: g.resource,
+                sessionId: g.sessionId,
+                authTime: g.authTime,
+                factors: g.factors,
+              })
           : undefined,
         check: (g) => {
           if (redirectUri !== undefined && redirectUri !== g.redirectUri) return oauthError("invalid_grant", "redirect_uri differs from the authorization request's");
@@ -73,10 +85,15 @@ export function authorizationCodeGrant(deps: AuthorizationCodeDeps): GrantHandle
         throw oauthError("invalid_grant", "authorization code unknown, expired, or issued to another client");
       }
       const g = redeemed.grant;
-      // Never more than the client may be granted now (its allowed scopes may have narrowed since consent).
-      const scopes = parseScope(g.scope).filter((s) => client.allowedScopeSet.has(s));
+      // Never more than the client may be granted now (its allowed scopes may have narrowed since
+      // consent); OpenID Connect's own scopes are the user's to give, not a server's.
+      const granted = parseScope(g.scope);
+      const oidc = oidcScopesOf(granted);
+      const scopes = granted.filter((s) => client.allowedScopeSet.has(s) || oidc.has(s));
       const tokens = await issueUserToken(deps.issuer, client, g, scopes, redeemed.familyId);
-      return redeemed.refreshToken === undefined ? tokens : { ...tokens, refresh_token: redeemed.refreshToken };
+      const withRefresh = redeemed.refreshToken === undefined ? tokens : { ...tokens, refresh_token: redeemed.refreshToken };
+      if (!IdTokens.wanted(scopes)) return withRefresh;
+      return { ...withRefresh, id_token: await deps.idTokens.issue(client, g, tokens.access_token) };
     },
   };
 }

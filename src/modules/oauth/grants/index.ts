@@ -8,6 +8,7 @@ import { clientCredentialsGrant, type ClientCredentialsDeps } from "./client-cre
 import { refreshTokenGrant, type RefreshTokenDeps } from "./refresh-token";
 import type { GrantHandler } from "./types";
 import type { ConnectionGate } from "../connection-gate";
+import type { IdTokens } from "../id-tokens";
 
 /** End-user sign-in state (authorization_code, refresh_token). */
 export interface SignInGrantDeps {
@@ -22,15 +23,17 @@ export interface GrantDeps extends ClientCredentialsDeps {
   connections: ConnectionGate;
   /** Revokes a refresh-token chain with its access tokens. */
   families: TokenFamilies;
+  /** OpenID Connect ID tokens (scope openid). */
+  idTokens: IdTokens;
 }
 
 export function createGrants(deps: GrantDeps): GrantHandler[] {
   const { codes, refreshTokens, userScopes } = deps.signin;
-  const { families, issuer, servers, connections } = deps;
+  const { families, issuer, servers, connections, idTokens } = deps;
   return [
     clientCredentialsGrant(deps),
-    authorizationCodeGrant({ codes, refreshTokens, families, issuer, connections }),
-    refreshTokenGrant({ refreshTokens, families, issuer, servers, userScopes, connections }),
+    authorizationCodeGrant({ codes, refreshTokens, families, issuer, connections, idTokens }),
+    refreshTokenGrant({ refreshTokens, families, issuer, servers, userScopes, connections, idTokens }),
   ];
 }
 

@@ -6,7 +6,8 @@
 // the original grant (RFC 6749 §6). The access token carries the granted scopes that the user
 // still holds now (the one scope resolver) AND the client may still be granted now (its current
 // allowed scopes), like the consent would today.
-import type { RefreshTokens } from "../../signin";
+import { oidcScopesOf, type RefreshTokens } from "../../signin";
+import { IdTokens } from "../id-tokens";
 import { canonicalResource } from "../../../shared/resource-url";
 import type { ResourceServerRegistry } from "../../resource-servers";
 import type { AccessTokenIssuer } from "../../tokens";
@@ -24,6 +25,7 @@ export interface RefreshTokenDeps {
   issuer: AccessTokenIssuer;
   servers: ResourceServerRegistry;
   connections: ConnectionGate;
+  idTokens: IdTokens;
   /** Whether the user may hold anything now, and which scopes on the server (the one resolver). */
   userScopes(tenantId: string, resourceServerId: string, userId: string): Promise<ReadonlySet<string> | null>;
 }
@@ -67,9 +69,13 @@ export function refreshTokenGrant(deps: RefreshTokenDeps): GrantHandler {
         if (rotated.reuseDetected) await deps.families.revoke(rotated.familyId);
         throw oauthError("invalid_grant", rotated.reason);
       }
-      const allowedNow = scopes.filter((s) => held.has(s) && client.allowedScopeSet.has(s));
+      const oidc = oidcScopesOf(scopes);
+      const allowedNow = scopes.filter((s) => (held.has(s) && client.allowedScopeSet.has(s)) || oidc.has(s));
       const tokens = await issueUserToken(deps.issuer, client, g, allowedNow, rotated.familyId);
-      return { ...tokens, refresh_token: rotated.token };
+      const answer = { ...tokens, refresh_token: rotated.token };
+      // OIDC Core §12.2: a new ID token for the same sign-in (auth_time, amr and sid of the original).
+      if (!IdTokens.wanted(allowedNow)) return answer;
+      return { ...answer, id_token: await deps.idTokens.issue(client, g, tokens.access_token) };
     },
   };
 }

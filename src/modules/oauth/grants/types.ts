@@ -16,8 +16,8 @@ export interface GrantContext {
   authMethod: ClientAuthMethod;
 }
 
-/** RFC 6749 §5.1 success body; grants that issue refresh tokens add `refresh_token`. */
-export type GrantResult = TokenResponse & { refresh_token?: string };
+/** RFC 6749 §5.1 success body; grants that issue refresh tokens add `refresh_token`, OpenID Connect adds `id_token`. */
+export type GrantResult = TokenResponse & { refresh_token?: string; id_token?: string };
 
 export interface GrantHandler {
   /** The grant_type value (RFC 6749 §4) this handler serves. */

@@ -1,0 +1,25 @@
+// The workspace's MFA rule for administrators (admin JWT):
+//   GET /uflow/v2/tenants/:tenant_id/mfa-policy -> {require_mfa_for_admins}
+//   PUT /uflow/v2/tenants/:tenant_id/mfa-policy {require_mfa_for_admins} (owners only)
+import { Router } from "express";
+import { z } from "zod";
+import type { TenancyService } from "../modules/tenancy";
+import { actorOf } from "./admin-auth";
+import { parseWith } from "./validation";
+
+const tenantParams = z.object({ tenant_id: z.string().uuid("must be a UUID") });
+const policyBody = z.object({ require_mfa_for_admins: z.boolean() }).strict();
+
+export function mfaPolicyRouter(tenancy: TenancyService): Router {
+  const r = Router();
+  const path = "/uflow/v2/tenants/:tenant_id/mfa-policy";
+  r.get(path, async (req, res) => {
+    const { tenant_id } = parseWith(tenantParams, req.params, "path");
+    res.json(await tenancy.mfaPolicy(actorOf(res), tenant_id));
+  });
+  r.put(path, async (req, res) => {
+    const { tenant_id } = parseWith(tenantParams, req.params, "path");
+    res.json(await tenancy.setMfaPolicy(actorOf(res), tenant_id, parseWith(policyBody, req.body)));
+  });
+  return r;
+}
