@@ -116,7 +116,7 @@ describe("offline migrations", () => {
   });
 
   it("never rebuild, on SQLite, a table that other tables reference (the drop would cascade to their rows)", () => {
-    // better-sqlite3 enforces foreign keys, and inside the migration transaction PRAGMA
+    // The driver enforces foreign keys, and inside the migration transaction PRAGMA
     // foreign_keys=OFF is a no-op: Prisma's "RedefineTables" (create new_T, copy, DROP TABLE T,
     // rename) then deletes every row that references T with ON DELETE CASCADE. Such a change must
     // be written in place (ALTER TABLE ... ADD COLUMN), as 20261124123252 does for "User".
