@@ -5,16 +5,14 @@
 // token whose amr/acr name the passkey; a response made on another origin (a phishing page relaying
 // our challenge) is refused, and so is a cloned credential whose signature counter went back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { claimsOf, setUpSignIn, tokenRequest } from "./helpers/signin-flow";
+import { browserTestsRun, launchChromium } from "./helpers/chromium";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 const person = { email: "pia@example.test", password: "pia-password-1" };
 
 let h: Harness;
@@ -37,7 +35,7 @@ beforeAll(async () => {
   publicUrl = h.config.publicUrl;
   redirect = `${publicUrl}/client-callback`;
   app = await setUpSignIn(h.url, h.adminToken, { name: "Passkey app", scopes: ["p:read"], users: [person], redirectUri: redirect });
-  browserInstance = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browserInstance = await launchChromium();
   context = await browserInstance.newContext();
   page = await context.newPage();
   cdp = await context.newCDPSession(page);
@@ -102,7 +100,7 @@ async function registerInPage(): Promise<{ status: number; body: Record<string, 
   });
 }
 
-describe.skipIf(!existsSync(CHROMIUM))("passkeys in Chromium", () => {
+describe.runIf(browserTestsRun)("passkeys in Chromium", () => {
   it("registers a passkey from a password session (user verification, a discoverable credential)", async () => {
     const { url } = authorizeUrl();
     await page.goto(url);
