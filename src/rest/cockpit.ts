@@ -63,9 +63,11 @@ export function cockpitRouter(dir: string = defaultCockpitDir()): Router {
     res.status(200).end(req.method === "HEAD" ? undefined : body);
   };
 
-  r.get(COCKPIT_PATH, (req, res) => {
-    const query = req.originalUrl.slice(req.path.length);
-    res.redirect(308, `${COCKPIT_PATH}/${query}`);
+  // /cockpit -> /cockpit/ (Express matches both to this path unless told apart by the raw URL).
+  r.get(COCKPIT_PATH, (req, res, next) => {
+    const [path, query] = req.originalUrl.split(/\?(.*)/s);
+    if (path!.endsWith("/")) return next();
+    res.redirect(308, `${COCKPIT_PATH}/${query ? `?${query}` : ""}`);
   });
   // Hashed names only: [A-Za-z0-9_-] and dots, no path separators.
   r.get(`${COCKPIT_PATH}/assets/:name`, (req, res) => {
@@ -75,7 +77,7 @@ export function cockpitRouter(dir: string = defaultCockpitDir()): Router {
     res.set("Cache-Control", "public, max-age=31536000, immutable");
     send(req, res, f);
   });
-  r.get(`${COCKPIT_PATH}/*rest`, (req, res) => {
+  r.get([`${COCKPIT_PATH}/`, `${COCKPIT_PATH}/*rest`], (req, res) => {
     res.set({ "Cache-Control": "no-store", "Content-Security-Policy": COCKPIT_CSP, "X-Frame-Options": "DENY" });
     const page = read("index.html");
     if (!page) {

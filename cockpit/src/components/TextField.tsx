@@ -34,10 +34,7 @@ function Extras({ name, hint, error }: Omit<Common, "label">) {
 export function TextField({ label, name, hint, error, ...input }: Common & InputHTMLAttributes<HTMLInputElement>) {
   return (
     <div className="field">
-      <label htmlFor={name}>
-        {label}
-        {input.required && <span aria-hidden="true"> *</span>}
-      </label>
+      <label htmlFor={name}>{label}</label>
       <input id={name} name={name} data-testid={name} aria-invalid={error ? true : undefined} aria-describedby={described(name, hint, error)} {...input} />
       <Extras name={name} hint={hint} error={error} />
     </div>

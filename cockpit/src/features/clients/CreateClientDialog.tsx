@@ -61,7 +61,7 @@ export function CreateClientDialog({ servers, onClose }: { servers: Server[]; on
           ))}
         </SelectField>
         <TextField label="Client name" name="clientName" required error={fieldErrorOf(e, "clientName")} />
-        <SelectField label="Client type" name="kind" value={kind} onChange={(ev) => setKind(ev.target.value as ClientKind)}>
+        <SelectField label="Client type" name="clientKind" value={kind} onChange={(ev) => setKind(ev.target.value as ClientKind)}>
           {Object.entries(KIND_ONE).map(([v, l]) => (
             <option key={v} value={v}>
               {l}
