@@ -14,7 +14,7 @@ const queries = new QueryClient({
       // A refusal (4xx) is an answer, not a network glitch: show it at once.
       retry: (count, e) => !(e instanceof ApiError && e.status >= 400 && e.status < 500) && count < 2,
       refetchOnWindowFocus: false,
-      staleTime: 5_000,
+      staleTime: 0,
     },
   },
 });
