@@ -1,4 +1,4 @@
-// `npm run build`: compiles every src/**/*.ts to dist/**/*.js, one output file per source file in
+// `npm run build`: compiles every src/**/*.ts to dist/**/*.js (then the cockpit into dist/cockpit/), one output file per source file in
 // the same layout (so paths resolved from import.meta.url, such as ../../prisma/migrations, hold),
 // for `node dist/main.js` in production: no TypeScript compiler in the running process.
 // esbuild transpiles only (types are checked by `npm run typecheck`); each file is "bundled" with
@@ -7,6 +7,7 @@
 import { build } from "esbuild";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { buildCockpit } from "./build-cockpit.mjs";
 
 const root = join(import.meta.dirname, "..");
 const src = join(root, "src");
@@ -50,3 +51,6 @@ await build({
   plugins: [externalImports],
 });
 console.log(`compiled ${entryPoints.length} files to ${relative(process.cwd(), out) || "."}/`);
+
+// The web console served at /cockpit (scripts/build-cockpit.mjs).
+await buildCockpit();

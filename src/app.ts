@@ -48,6 +48,7 @@ import { authorizeRouter } from "./rest/authorize";
 import { oidcRouter } from "./rest/oidc";
 import { cookieSettings } from "./rest/session-cookie";
 import { selfServiceRouter } from "./rest/self-service";
+import { cockpitRouter } from "./rest/cockpit";
 import { webauthnLoginRouter } from "./rest/webauthn-login";
 import { mfaPolicyRouter } from "./rest/mfa-policy";
 import { REGISTRATION_PATH, registrationRouter, type RegistrationHttpStats } from "./rest/registration";
@@ -348,6 +349,9 @@ export function createHttpApp(services: Services): Express {
   // Unauthenticated surface.
   app.use(unauthenticated);
   if (services.config.benchRoutes) app.use(benchBaselineRouter());
+
+  // The cockpit's page and assets (public files; the page signs in through the API): rest/cockpit.ts.
+  app.use(cockpitRouter());
 
   // The cockpit graph authenticates the same admin JWT itself, per request (src/graphql/context.ts).
   app.use(GRAPHQL_PATH, createGraphQLServer(services));

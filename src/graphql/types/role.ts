@@ -33,6 +33,11 @@ builder.prismaObject("Role", {
       select: { grants: { select: { resourceServerId: true, scopeKey: true } } },
       resolve: (role) => groupGrants(role.grants),
     }),
+    // Who holds the role (the cockpit's "who can call this tool"): folded into the roles' read.
+    bindings: t.relation("bindings", {
+      description: "Bindings of this role (expired ones included: compare expiresAt), oldest first.",
+      query: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     cursor: t.string({ description: CURSOR_DESCRIPTION, select: { name: true }, resolve: (role) => ROLE_LIST.cursorAfter(role) }),

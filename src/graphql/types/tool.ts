@@ -9,6 +9,20 @@ import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 export const TOOL_SOURCES = ["scan", "manifest", "manual"] as const;
 export const ToolSourceEnum = builder.enumType("ToolSource", { values: TOOL_SOURCES, description: "How Toolgate learned of a tool." });
 
+const ToolDefinitionRef = builder.objectRef<{ description: string | null; inputSchemaJson: string | null }>("ToolDefinition").implement({
+  description: "A tool's definition as an agent reads it (what its pin hashes, with the name).",
+  fields: (t) => ({
+    description: t.exposeString("description", { nullable: true }),
+    inputSchemaJson: t.exposeString("inputSchemaJson", { nullable: true, description: "JSON text." }),
+  }),
+});
+
+function toolDefinitionOf(stored: unknown): { description: string | null; inputSchemaJson: string | null } | null {
+  if (typeof stored !== "object" || stored === null) return null;
+  const d = stored as { description?: string | null; input_schema?: unknown };
+  return { description: d.description ?? null, inputSchemaJson: d.input_schema === null || d.input_schema === undefined ? null : JSON.stringify(d.input_schema) };
+}
+
 export const ToolRef = builder.prismaObject("Tool", {
   select: { id: true },
   fields: (t) => ({
@@ -28,6 +42,13 @@ export const ToolRef = builder.prismaObject("Tool", {
     lastSeenGeneration: t.exposeInt("lastSeenGeneration", { description: "Scan generation in which the tool was last listed (0: never by a scan)." }),
     definitionHash: t.exposeString("approvedDefinitionHash", { nullable: true, description: "definition_hash: the pinned (approved) definition; the SDK denies the tool while its live definition differs." }),
     liveDefinitionHash: t.exposeString("liveDefinitionHash", { nullable: true, description: "live_definition_hash: the definition as last reported by a scan or manifest." }),
+    approvedDefinition: t.field({
+      type: ToolDefinitionRef,
+      nullable: true,
+      description: "The pinned definition behind definitionHash (null when pinned before it was kept); description and inputSchemaJson are the live one.",
+      select: { approvedDefinition: true },
+      resolve: (tool) => toolDefinitionOf(tool.approvedDefinition),
+    }),
     createdAt: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     cursor: t.string({ description: `${CURSOR_DESCRIPTION} (ResourceServer.tools)`, select: { name: true }, resolve: (tool) => TOOL_LIST.cursorAfter(tool) }),

@@ -13,6 +13,7 @@ import type { ResourceServerService } from "../resource-server-service";
 import type { DriftRecorder } from "../drift/record";
 import { FIRST_PAGE, type Page, type PageRequest } from "../../../shared/pagination";
 import { loadScopes, loadScopesPage, loadTools, loadToolsPage, type LoadedTool } from "./read";
+import { pinnedDefinition } from "./definition-pins";
 import { SCOPE_LIST, TOOL_LIST, type CreateScopeInput, type CreateToolInput, type MarkPublicInput, type ToolScopeMapInput } from "./schemas";
 import { toScopeMatrixView, toScopeView, toToolView, type ScopeMatrixView, type ScopeView, type ToolView } from "./views";
 
@@ -201,7 +202,9 @@ export class CatalogService {
       const tool = await this.lockedTool(tx, actor, rsId, toolId);
       if (tool.liveDefinitionHash === null) throw conflict("no scan or manifest has reported this tool's definition yet: there is nothing to approve");
       if (tool.liveDefinitionHash !== tool.approvedDefinitionHash) {
-        await tx.tool.update({ where: { id: tool.id }, data: { approvedDefinitionHash: tool.liveDefinitionHash, updatedAt: this.clock.now() } });
+        // The row holds the definition last reported (the live one): that is what is approved now.
+        const approvedDefinition = pinnedDefinition({ description: tool.description, inputSchema: tool.inputSchema });
+        await tx.tool.update({ where: { id: tool.id }, data: { approvedDefinitionHash: tool.liveDefinitionHash, approvedDefinition, updatedAt: this.clock.now() } });
       }
     });
     return toToolView(await this.loadTool(actor, rsId, toolId));

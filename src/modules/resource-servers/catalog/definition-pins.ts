@@ -20,6 +20,12 @@ export interface ReportedDefinition {
   inputSchema?: unknown;
 }
 
+/** What the pin stands for, kept beside its hash for the review of a later change (the cockpit's diff). */
+export function pinnedDefinition(t: { description?: string | null; inputSchema?: unknown }): { description: string | null; input_schema: object | null } {
+  // A JSON Schema is an object (the scan and the manifest validate it as one).
+  return { description: t.description ?? null, input_schema: (t.inputSchema as object | null | undefined) ?? null };
+}
+
 /** Called inside the transaction that writes the report (scan result or manifest), after the tool rows exist. */
 export async function observeDefinitions(tx: Tx, drift: DriftRecorder, ctx: DriftContext, reported: readonly ReportedDefinition[]): Promise<void> {
   if (reported.length === 0) return;
@@ -37,7 +43,8 @@ export async function observeDefinitions(tx: Tx, drift: DriftRecorder, ctx: Drif
     const pin = pinning || row.approvedDefinitionHash === null ? live : row.approvedDefinitionHash;
     if (live === row.liveDefinitionHash && pin === row.approvedDefinitionHash) continue;
     if (pin !== live && live !== row.liveDefinitionHash) changed.push({ tool_name: t.name, approved_hash: pin, live_hash: live });
-    await tx.tool.update({ where: { id: row.id }, data: { liveDefinitionHash: live, approvedDefinitionHash: pin } });
+    const repinned = pin !== row.approvedDefinitionHash;
+    await tx.tool.update({ where: { id: row.id }, data: { liveDefinitionHash: live, approvedDefinitionHash: pin, ...(repinned ? { approvedDefinition: pinnedDefinition(t) } : {}) } });
   }
   await drift.record(tx, ctx, "tool_definition_changed", changed);
 }

@@ -1,0 +1,36 @@
+// One error type for both APIs: the server's message, shown as sent (never swallowed), with the
+// GraphQL `extensions.code` or the REST status, and the field a BAD_USER_INPUT names, so a form
+// can show the message under that field.
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    /** GraphQL extensions.code, or the REST `error` code word when there is one (mfa_required). */
+    readonly code: string,
+    readonly status: number,
+    /** Everything else the server sent beside the message (failed checklist items, mfa_ticket...). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+  }
+
+  /** The input field a bad-input message names ("input.clientName: ..." or "client_name: ..."). */
+  get field(): string | undefined {
+    const m = /^(?:input\.)?([A-Za-z_][\w.]*):\s/.exec(this.message);
+    return m?.[1];
+  }
+
+  /** The session is over (expired or refused token): the cockpit signs out. */
+  get signedOut(): boolean {
+    return this.status === 401 && this.code !== "mfa_required";
+  }
+}
+
+export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The message of a bad-input error naming `field`, for under that field. */
+export const fieldErrorOf = (e: unknown, field: string): string | undefined => (e instanceof ApiError && e.field === field ? e.message : undefined);
+
+/** The error unless it is shown under one of the form's fields. */
+export const formErrorOf = (e: unknown, fields: readonly string[]): unknown => (e instanceof ApiError && e.field && fields.includes(e.field) ? null : e);

@@ -1,0 +1,8 @@
+// The sections in the navigation, in order. A new section (Explain, identity providers...) is one
+// feature folder plus one line in routes.tsx and, when it has a top-level screen, one line here.
+export const navigation: { to: string; label: string; enrolOnly?: boolean }[] = [
+  { to: "/applications", label: "Applications" },
+  { to: "/clients", label: "Clients and connections" },
+  { to: "/people", label: "People and access" },
+  { to: "/settings", label: "Settings", enrolOnly: true },
+];
