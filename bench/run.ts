@@ -430,13 +430,16 @@ function printOverheads(scenarios: Scenario[], jobs: { scenario: number; peerOf?
 }
 
 // `npm run bench -- scale [options]`: the scale benchmark (bench/scale.ts); `npm run bench --
-// latency`: single-request answer times (bench/latency.ts); anything else as above.
+// latency`: single-request answer times (bench/latency.ts); `npm run bench -- compare --with <dir>`:
+// this checkout against another in one run (bench/compare.ts); anything else as above.
 const run =
   process.argv[2] === "scale"
     ? import("./scale").then((m) => m.runScale(process.argv.slice(3)))
     : process.argv[2] === "latency"
       ? import("./latency").then((m) => m.runLatency())
-      : main();
+      : process.argv[2] === "compare"
+        ? import("./compare").then((m) => m.runCompare(process.argv.slice(3)))
+        : main();
 run.catch((e) => {
   console.error(e instanceof Error ? e.message : e);
   process.exit(1);

@@ -3,7 +3,9 @@
 import express, { type Express } from "express";
 import type { Config } from "./config";
 import type { Db, Tx } from "./storage";
-import { changesOf, PgChangeChannel, SqliteChangeWatch, type ChangeBus } from "./storage";
+import { auditTrailOf, changesOf, PgChangeChannel, SqliteChangeWatch, type ChangeBus } from "./storage";
+import { AuditEventService, AuditRetention, SecurityCounters } from "./modules/audit";
+import { createIntegrations, type Integrations } from "./modules/integrations";
 import { CacheFactory } from "./storage/cache-factory";
 import { type Clock, systemClock } from "./shared/clock";
 import { type IdGenerator, randomIds } from "./shared/ids";
@@ -15,10 +17,19 @@ import { EndUserService, MembershipService } from "./modules/tenancy";
 import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, describeForConsent, type ResourceServerLifecycle } from "./modules/resource-servers";
 import { readFileSync } from "node:fs";
-import { AddressRateLimits, CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, type ClientService } from "./modules/clients";
+import { AddressRateLimits, CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, WorkspaceClients, type ClientService } from "./modules/clients";
 import { createSignIn, type SignInServices } from "./modules/signin";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
+import { requestContext } from "./rest/request-context";
+import { countOAuthRefusals } from "./rest/oauth-refusals";
+import { auditEventsRouter } from "./rest/audit-events";
+import { integrationsRouter } from "./rest/integrations";
+import { agentsRouter } from "./rest/agents";
+import { AgentService } from "./modules/agents";
+import { AUDIT_ACTIONS } from "./modules/audit";
+import { currentContext } from "./shared/request-context";
+import { normaliseAddress } from "./shared/client-address";
 import { Metrics } from "./metrics/metrics";
 import { httpMetrics } from "./rest/http-metrics";
 import { metricsRouter } from "./rest/metrics";
@@ -66,6 +77,8 @@ export interface AppDeps {
   ids?: IdGenerator;
   /** Where the shipped migrations are (default: prisma/migrations of this installation). */
   migrationsRoot?: string;
+  /** Randomness for jitter (webhook retries); Math.random unless a test fixes it. */
+  random?: () => number;
 }
 
 /** Everything the composition root builds; tests and the CLI reach services through this. */
@@ -114,6 +127,12 @@ export interface Services {
   registrationHttpStats: RegistrationHttpStats;
   /** Database migrations of the installation (owner only; /svc/migration). */
   migrations: MigrationService;
+  /** The audit trail: reading it, the hot paths' counted events, retention with signed checkpoints. */
+  audit: { events: AuditEventService; counters: SecurityCounters; retention: AuditRetention };
+  /** /svc/exsvc: webhooks (subscriptions, fan-out, dispatcher) and the log stream. */
+  integrations: Integrations;
+  /** /svc/sdkmgr/agents: AI agents, their credentials and reach. */
+  agents: AgentService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -124,12 +143,23 @@ const LAST_USED_FLUSH_MS = 10_000;
 const REGISTRATION_PRUNE_MS = 60 * 60 * 1000;
 /** How often each instance deletes expired sign-in counts and ended per-address windows (an indexed DELETE each). */
 const COUNTS_PRUNE_MS = 10 * 60_000;
+/** How often each instance applies the audit trail's retention (TOOLGATE_AUDIT_RETENTION_DAYS). */
+const AUDIT_PRUNE_MS = 60 * 60_000;
 
 export async function createServices(deps: AppDeps): Promise<Services> {
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIds;
   const changes = changesOf(deps.db);
   changes.configureStaleness(deps.config.cacheStaleMs);
+  // Audit events are stamped with the services' clock (tests move it).
+  auditTrailOf(deps.db).useClock(clock);
+  // Counted security events of the hot paths; the workspace of a client or server is looked up at flush, off the request path.
+  const counters = new SecurityCounters(
+    deps.db,
+    clock,
+    async (clientId) => (await deps.db.client.findUnique({ where: { clientId }, select: { tenantId: true } }))?.tenantId ?? null,
+    async (id) => (await deps.db.resourceServer.findUnique({ where: { id }, select: { tenantId: true } }))?.tenantId ?? null,
+  );
   const caches = new CacheFactory(changes, deps.config.cacheMaxEntries);
   const metricsExposed = deps.config.metricsToken !== undefined && deps.config.metricsToken !== "";
   const metrics = new Metrics({ caches: caches.built, bus: changes }, metricsExposed);
@@ -138,7 +168,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   await keys.init();
   const jwt = new JwtService(keys, deps.config.publicUrl, clock);
   const loginThrottle = new LoginThrottle(deps.db, clock, deriveKey(deps.masterKey, "login-throttle"));
-  const tenancy = new TenancyService(deps.db, jwt, clock, loginThrottle);
+  const tenancy = new TenancyService(deps.db, jwt, clock, loginThrottle, {
+    throttled: (address, workspaceId) => counters.count({ action: AUDIT_ACTIONS.signInThrottled, outcome: "failure", workspaceId, address }),
+  });
   metrics.readSignIns(tenancy.stats);
   const adminAuth = new AdminAuthenticator(jwt, tenancy);
   const memberships = new MembershipService(deps.db, clock, ids, deps.config.database.kind);
@@ -163,7 +195,10 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     clock,
     ids,
     outbound,
-    (clientId, reason) => deps.logger.warn({ client_id: clientId, reason }, "client metadata document refused"),
+    (clientId, reason) => {
+      deps.logger.warn({ client_id: clientId, reason }, "client metadata document refused");
+      counters.count({ action: AUDIT_ACTIONS.cimdFetchRefused, outcome: "failure", clientId, workspaceId: null, reason, address: currentContext()?.address ?? null });
+    },
     addressLimits.limit("cimd-fetch", deps.config.cimd.fetchesPerAddressPerMinute, 60_000),
   );
   const signInClients = new SignInClientLookup(deps.db, cimd);
@@ -227,6 +262,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     // Counted only when /metrics exists (TOOLGATE_METRICS_TOKEN): no work per request otherwise.
     outcomes: metricsExposed ? metrics : undefined,
     userClaims: (tenantId, userId) => tenancy.profileOf(tenantId, userId),
+    tokenEvents: { issued: (clientId, workspaceId, grantType) => counters.countIssued(AUDIT_ACTIONS.tokensIssued, clientId, workspaceId, grantType) },
   });
   clientsRegistry = oauth.clientRegistry;
   const registration = new RegistrationService(deps.db, secretPepper, clock, ids, deps.config.publicUrl.replace(/\/+$/, "") + REGISTRATION_PATH);
@@ -242,7 +278,28 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   // Roles' grants and clients' allowed scopes name scope ids: a deleted scope leaves both in the same transaction.
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => rbac.roles.removeDeletedScope(tx, tenantId, rsId, scopeKey));
   lifecycle.catalog.onScopeDeleted((tx, tenantId, rsId, scopeKey) => clients.removeDeletedScope(tx, tenantId, rsId, scopeKey));
+  const onBackgroundFailure = (what: string) => (e: unknown) => deps.logger.warn({ err: e }, what);
+  const integrations = createIntegrations({
+    db: deps.db,
+    caches,
+    clock,
+    ids,
+    random: deps.random ?? Math.random,
+    secretKey: deriveKey(deps.masterKey, "webhook-secrets"),
+    dispatch: { ...deps.config.webhooks, baseMs: deps.config.webhooks.retryBaseMs, maxMs: deps.config.webhooks.retryMaxMs, ca: outbound.ca },
+    logStream: deps.config.audit.logStream,
+    onError: onBackgroundFailure("webhook or log-stream work failed; it is retried"),
+  });
+  const audit = {
+    events: new AuditEventService(deps.db),
+    counters,
+    retention: new AuditRetention(deps.db, keys, clock, ids, deps.config.publicUrl, deps.config.audit.retentionDays),
+  };
+  const agents = new AgentService(deps.db, clock, ids, new WorkspaceClients(secretPepper, clock, ids), rbac.bindings);
   return {
+    audit,
+    integrations,
+    agents,
     config: deps.config,
     db: deps.db,
     clock,
@@ -292,18 +349,28 @@ export function createHttpApp(services: Services): Express {
   // above a route is a path match on each of its requests (docs/decisions/0021-oauth-hot-path-http.md).
   // They parse their own forms and answer every error in the OAuth shape (their error handler is
   // mounted right after them: nothing above it but the request log and metrics raises errors).
-  mountOAuth(app, { token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint }, logger);
+  mountOAuth(
+    app,
+    { token: services.oauth.tokenEndpoint, introspection: services.oauth.introspectionEndpoint, revocation: services.oauth.revocationEndpoint },
+    logger,
+    countOAuthRefusals(services.audit.counters),
+  );
   app.use(metricsRouter(services.metrics, services.config.metricsToken));
   // Runtime Basic auth (sdk-policy, sdk-manifest): before the body parsers (the manifest has its
   // own limit) and before the admin JWT middleware.
   app.use(runtimeRouter(services.registry, services.lifecycle));
+  // Everything below runs in a request context (request id, address, then the caller): the audit
+  // trail's who and from where (src/shared/request-context.ts). The hot paths above write no event.
+  app.use(requestContext);
   const cookies = cookieSettings(services.config.publicUrl);
   app.use(authorizeRouter(services.signin.service, cookies, logger));
   // OpenID Connect: /userinfo and the end_session_endpoint (their own forms and error shapes).
   app.use(oidcRouter(services.oauth.userinfo, services.signin.logout, cookies, logger));
   // RFC 7591/7592 in its own router: its own JSON limit, rate limit and error shape.
   const { perAddress, windowMs } = services.config.registration;
-  const registration = registrationRouter(services.registration, services.addressLimits.limit("register", perAddress, windowMs), logger);
+  const registration = registrationRouter(services.registration, services.addressLimits.limit("register", perAddress, windowMs), logger, (req, reason) =>
+    services.audit.counters.count({ action: AUDIT_ACTIONS.registrationRefused, outcome: "failure", workspaceId: null, reason, address: normaliseAddress(req.ip) }),
+  );
   services.registrationHttpStats = registration.stats;
   services.metrics.readRegistrations({ service: services.registration.stats, http: registration.stats });
   app.use(registration.router);
@@ -325,6 +392,9 @@ export function createHttpApp(services: Services): Express {
     groupsRouter(services.rbac.groups),
     roleBindingsRouter(services.rbac.bindings),
     effectiveAccessRouter(services.rbac.effectiveAccess),
+    auditEventsRouter(services.audit.events),
+    integrationsRouter(services.integrations),
+    agentsRouter(services.agents),
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
   ];
@@ -410,6 +480,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
       services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
       services.registration.startPruning(deps.config.registration.idleDays, REGISTRATION_PRUNE_MS, (e) => log.warn({ err: e }, "pruning idle registrations failed"));
       pruneTimer = setInterval(pruneCounts, COUNTS_PRUNE_MS).unref();
+      services.audit.counters.start(deps.config.audit.flushMs, (e) => log.warn({ err: e }, "writing counted audit events failed"));
+      services.audit.retention.start(AUDIT_PRUNE_MS, (e) => log.warn({ err: e }, "audit retention failed"));
+      await services.integrations.start();
     },
     async close() {
       clearInterval(pruneTimer);
@@ -417,6 +490,9 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await channel?.stop();
       services.registration.stopPruning();
       await services.oauth.lastUsed.stop().catch((e) => log.warn({ err: e }, "client last-used flush failed"));
+      services.audit.retention.stop();
+      await services.audit.counters.stop().catch((e) => log.warn({ err: e }, "writing counted audit events failed"));
+      await services.integrations.stop();
     },
   };
 }

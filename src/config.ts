@@ -117,6 +117,22 @@ const envSchema = z
     // long without use, and this long after its sign-in however active.
     TOOLGATE_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(8 * 3600),
     TOOLGATE_SESSION_MAX_AGE_SECONDS: z.coerce.number().int().min(60).max(90 * 86_400).default(7 * 86_400),
+    // The audit trail (docs/audit-and-integrations.md): days an event is kept (0 = forever; older
+    // ones are deleted with a signed checkpoint), how often hot-path counts are written as events,
+    // and the JSON-lines stream of every event for log shippers: unset (off), "stdout", or a file path.
+    TOOLGATE_AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
+    TOOLGATE_AUDIT_FLUSH_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+    TOOLGATE_AUDIT_LOG_STREAM: optionalString,
+    // Webhooks (/svc/exsvc): whether this instance delivers (several may), the delivery deadline,
+    // attempts before the dead-letter list, the first retry delay (doubling, with jitter) and its
+    // cap, and whether endpoints may be on private networks (off: SSRF).
+    TOOLGATE_WEBHOOK_WORKER: z.enum(["", "0", "1", "true", "false"]).default("1").transform((v) => v !== "0" && v !== "false"),
+    TOOLGATE_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+    TOOLGATE_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+    TOOLGATE_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(30_000),
+    TOOLGATE_WEBHOOK_RETRY_MAX_MS: z.coerce.number().int().min(10).max(86_400_000).default(3_600_000),
+    TOOLGATE_WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(30_000),
+    TOOLGATE_WEBHOOK_ALLOW_PRIVATE: z.enum(["", "0", "1", "true", "false"]).default("0").transform((v) => v === "1" || v === "true"),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL?.startsWith("postgres") && !env.TOOLGATE_MASTER_KEY) {
@@ -195,6 +211,18 @@ export interface Config {
   readonly workers: number;
   /** Browser sessions: idle timeout and absolute lifetime, in seconds. */
   readonly sessions: { readonly idleSeconds: number; readonly maxAgeSeconds: number };
+  /** The audit trail: retention in days (0 = forever), counters' flush interval, the JSON-lines stream ("stdout", a file path, or off). */
+  readonly audit: { readonly retentionDays: number; readonly flushMs: number; readonly logStream: string | undefined };
+  /** Webhook delivery (docs/audit-and-integrations.md). */
+  readonly webhooks: {
+    readonly worker: boolean;
+    readonly timeoutMs: number;
+    readonly maxAttempts: number;
+    readonly retryBaseMs: number;
+    readonly retryMaxMs: number;
+    readonly pollMs: number;
+    readonly allowPrivateNetworks: boolean;
+  };
 }
 
 export class ConfigError extends Error {
@@ -251,6 +279,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     cimd: Object.freeze({ timeoutMs: e.TOOLGATE_CIMD_TIMEOUT_MS, caFile: e.TOOLGATE_OUTBOUND_CA_FILE, fetchesPerAddressPerMinute: e.TOOLGATE_CIMD_FETCH_RATE_LIMIT }),
     workers: e.TOOLGATE_WORKERS,
     sessions: Object.freeze({ idleSeconds: e.TOOLGATE_SESSION_IDLE_SECONDS, maxAgeSeconds: e.TOOLGATE_SESSION_MAX_AGE_SECONDS }),
+    audit: Object.freeze({ retentionDays: e.TOOLGATE_AUDIT_RETENTION_DAYS, flushMs: e.TOOLGATE_AUDIT_FLUSH_SECONDS * 1000, logStream: e.TOOLGATE_AUDIT_LOG_STREAM }),
+    webhooks: Object.freeze({
+      worker: e.TOOLGATE_WEBHOOK_WORKER,
+      timeoutMs: e.TOOLGATE_WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.TOOLGATE_WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.TOOLGATE_WEBHOOK_RETRY_BASE_MS,
+      retryMaxMs: Math.max(e.TOOLGATE_WEBHOOK_RETRY_MAX_MS, e.TOOLGATE_WEBHOOK_RETRY_BASE_MS),
+      pollMs: e.TOOLGATE_WEBHOOK_POLL_MS,
+      allowPrivateNetworks: e.TOOLGATE_WEBHOOK_ALLOW_PRIVATE,
+    }),
     trustProxy: e.TOOLGATE_TRUST_PROXY === undefined ? undefined : /^\d+$/.test(e.TOOLGATE_TRUST_PROXY) ? Number(e.TOOLGATE_TRUST_PROXY) : e.TOOLGATE_TRUST_PROXY,
     metricsToken: e.TOOLGATE_METRICS_TOKEN,
   });

@@ -17,6 +17,8 @@ function files(dir: string): string[] {
 
 const sources = files(SRC).map((path) => ({ path: relative(SRC, path), text: readFileSync(path, "utf8") }));
 const moduleOf = (path: string) => (path.startsWith("modules/") ? path.split("/")[1]! : undefined);
+/** The owner a path writes as: its module, or "storage" for the write path itself. */
+const writerOf = (path: string) => moduleOf(path) ?? (path.startsWith("storage/") ? "storage" : undefined);
 
 /** The owner of every table (docs/architecture.md "Who writes which table"). */
 const OWNERS: Record<string, string> = {
@@ -54,6 +56,15 @@ const OWNERS: Record<string, string> = {
   passkeyCredential: "signin",
   webAuthnChallenge: "signin",
   usedClientAssertion: "oauth",
+  // The audit trail's chain is kept by the one write path itself (src/storage/audit-trail.ts,
+  // docs/decisions/0038-audit-trail.md): appended by every unit of work, pruned with a checkpoint.
+  auditEvent: "storage",
+  auditChain: "storage",
+  auditCheckpoint: "storage",
+  webhookSubscription: "integrations",
+  webhookDelivery: "integrations",
+  eventCursor: "integrations",
+  agent: "agents",
 };
 
 describe("architecture", () => {
@@ -64,7 +75,7 @@ describe("architecture", () => {
       for (const m of text.matchAll(write)) {
         const owner = OWNERS[m[1]!];
         if (!owner) offences.push(`${path}: writes ${m[1]}, a table with no owner listed here`);
-        else if (moduleOf(path) !== owner) offences.push(`${path}: writes ${m[1]} (owned by ${owner})`);
+        else if (writerOf(path) !== owner) offences.push(`${path}: writes ${m[1]} (owned by ${owner})`);
       }
     }
     expect(offences).toEqual([]);
@@ -96,7 +107,7 @@ describe("architecture", () => {
       const text = source.replace(/^\s*(\/\/|\*|\/\*).*$/gm, ""); // code only, not comments
       if (/\$transaction\(\s*\[/.test(text)) offences.push(`${path}: batch $transaction([...]) is not tracked`);
       if (/\$executeRaw(?:Unsafe)?\s*[`(]\s*["'`]?\s*(INSERT|UPDATE|DELETE)/i.test(text)) offences.push(`${path}: raw SQL write bypasses the unit of work`);
-      if (/["'`](member|bindings|role|client|connection|server|resource|policy|keys|revoked_token|revoked_family):/.test(text)) offences.push(`${path}: names a cache key`);
+      if (/["'`](member|bindings|role|client|connection|server|resource|policy|keys|revoked_token|revoked_family|webhooks):/.test(text)) offences.push(`${path}: names a cache key`);
     }
     expect(offences).toEqual([]);
   });
@@ -113,6 +124,20 @@ describe("architecture", () => {
       }
     }
     expect(sources.some((s) => s.path === "sdk/index.ts")).toBe(true);
+    expect(offences).toEqual([]);
+  });
+  it("toolgate/agent depends on nothing of Toolgate's server: only its own files, node: and types of the official MCP SDK", () => {
+    const offences: string[] = [];
+    for (const { path, text } of sources.filter((s) => s.path.startsWith("agent/"))) {
+      for (const m of text.matchAll(/(?:^|\n)\s*(import|export)(\s+type)?[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g)) {
+        const spec = (m[3] ?? m[4])!;
+        const typeOnly = m[2] !== undefined;
+        if (spec.startsWith(".")) {
+          if (!normalize(join(dirname(path), spec)).startsWith("agent/")) offences.push(`${path}: imports ${spec} (outside src/agent)`);
+        } else if (!spec.startsWith("node:") && !(typeOnly && spec.startsWith("@modelcontextprotocol/sdk/"))) offences.push(`${path}: imports ${spec}${typeOnly ? "" : " (a value, not a type)"}`);
+      }
+    }
+    expect(sources.some((s) => s.path === "agent/index.ts")).toBe(true);
     expect(offences).toEqual([]);
   });
 });

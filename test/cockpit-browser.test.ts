@@ -201,7 +201,8 @@ describe("the cockpit in Chromium", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Second factor" }).first().waitFor();
     await assertAccessible(page, "the second-factor step");
-    // A wrong code: the server's message, as sent.
+    expect(errors).toEqual([]);
+    // A wrong code: the server's message, as sent (the browser logs the 401 itself; nothing else may appear).
     await page.getByLabel(/Code from your authenticator app/).fill("000000");
     await page.getByRole("button", { name: "Verify" }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toContain("invalid or already used code");
@@ -209,6 +210,6 @@ describe("the cockpit in Chromium", () => {
     await page.getByLabel(/Code from your authenticator app/).fill(recovery[0]!);
     await page.getByRole("button", { name: "Verify" }).click();
     await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).toBe("Settings");
-    expect(errors).toEqual([]);
+    expect(errors.filter((e) => !e.includes("status of 401"))).toEqual([]);
   }, 60_000);
 });

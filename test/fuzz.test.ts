@@ -336,9 +336,10 @@ async function pool<T, R>(items: T[], run: (t: T) => Promise<R>, width = 8): Pro
  * Tables that record attempts: a refused attempt is meant to write them (a posted sign-in page's
  * ticket is spent whether the password was right or not, issue 9; a refused login is counted by the
  * sign-in throttle, login-throttle.ts; a refused registration or document fetch uses up its
- * address's allowance, clients/address-limits.ts), so they are not compared.
+ * address's allowance, clients/address-limits.ts; the audit trail's chain head moves with a
+ * refusal's event), so they are not compared.
  */
-const ATTEMPT_RECORDS = new Set(["usedLoginTicket", "loginFailure", "rateWindow"]);
+const ATTEMPT_RECORDS = new Set(["usedLoginTicket", "loginFailure", "rateWindow", "auditChain"]);
 const MODELS = Object.values(Prisma.ModelName)
   .map((m) => m.charAt(0).toLowerCase() + m.slice(1))
   .filter((m) => !ATTEMPT_RECORDS.has(m));
@@ -348,8 +349,12 @@ async function snapshot(): Promise<Record<string, string>> {
   // Clients' last-used stamps are written in the background, batched: write what accepted
   // requests left pending now, so it is not mistaken for a change made by a refused one.
   await h.services.oauth.lastUsed.flush();
+  // The same for the audit trail's counted events (tokens refused, failed client authentication).
+  await h.services.audit.counters.flush();
   const db = h.db as unknown as Record<string, { findMany(): Promise<unknown[]> }>;
-  const tables = await Promise.all(MODELS.map((model) => db[model]!.findMany()));
+  // A refused attempt is meant to leave an audit event saying so (outcome failure: a failed
+  // sign-in, docs/audit-and-integrations.md); it must never leave one of a change.
+  const tables = await Promise.all(MODELS.map((model) => (model === "auditEvent" ? h.db.auditEvent.findMany({ where: { outcome: "success" } }) : db[model]!.findMany())));
   const out: Record<string, string> = {};
   MODELS.forEach((model, i) => {
     const rows = tables[i]!;

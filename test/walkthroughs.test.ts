@@ -103,6 +103,12 @@ const PROMISES: Record<string, RegExp[]> = {
   ],
   "docs/operations.md": [/^otpauth:\/\/totp\/Toolgate/m, /^\s*10$/m, /^\{"error":"mfa_required","factors":\["otp"\],"expires_in":300\}$/m, /^\["mfa","otp","pwd"\]$/m, /^401$/m, /^\{"require_mfa_for_admins":true\}$/m],
   "docs/oauth.md": [/"previous_secret_expires_at": "20/, /^"Bearer"\n"Bearer"$/m, /\{"client_id":"tgc_[^"]+","client_name":"Visual Studio Code"\}/, /^204$/m],
+  "docs/audit-and-integrations.md": [
+    /^\{"action":"group\.created","actor":"user","address":"127\.0\.0\.1","target":"group","outcome":"success"\}$/m,
+    /^\{"verified":true,"type":"webhook\.test"\}\n\{"verified":true,"type":"group\.created"\}$/m, // signatures verified by the receiver
+    /^true$/m, // the chain
+  ],
+  "docs/agents.md": [/^\{"kind":"autonomous","status":"active","roles":\[true\]\}$/m, /^\{"active":true,"scope":"tickets:read"\}$/m, /^\{"active":false\}\ninvalid_client$/m],
 };
 
 const servers: RunningServer[] = [];
@@ -177,7 +183,7 @@ const found = walkthroughs();
 // The docs are written for the default embedded database (`npm start` on a fresh clone).
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("walk-throughs in the docs", () => {
   it("finds the marked walk-throughs, and every doc promise names one", () => {
-    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md"]));
+    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md"]));
     for (const name of Object.keys(PROMISES)) expect(found.map((w) => w.name)).toContain(name);
   });
 

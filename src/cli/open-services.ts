@@ -25,8 +25,11 @@ export async function withDatabase<T>(ctx: CliContext, fn: (opened: Opened) => P
   const config = loadConfig({ ...ctx.env, TOOLGATE_ADMIN_EMAIL: undefined, TOOLGATE_ADMIN_PASSWORD: undefined });
   const booted = await boot(config);
   let services: Promise<Services> | undefined;
+  // What a command writes is the operator's: the audit trail records the CLI and the OS user.
+  const { runInContext } = await import("../shared/request-context");
+  const { userInfo } = await import("node:os");
   try {
-    return await fn({
+    return await runInContext({ actor: { type: "cli", id: operatorName(userInfo) }, address: "local" }, () => fn({
       config,
       booted,
       services: () =>
@@ -46,8 +49,17 @@ export async function withDatabase<T>(ctx: CliContext, fn: (opened: Opened) => P
         await keys.init();
         return keys;
       },
-    });
+    }));
   } finally {
     await booted.db.$disconnect();
+  }
+}
+
+/** The operator's OS account name, for the audit trail (unknown when the system has none). */
+function operatorName(userInfo: typeof import("node:os").userInfo): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return "unknown";
   }
 }

@@ -13,6 +13,7 @@ import { DomainError } from "../shared/errors";
 import { AdminAuthError } from "../modules/tenancy";
 import { domainError } from "./errors";
 import { createLoaders, type Loaders } from "./loaders";
+import { setContextActor } from "../shared/request-context";
 
 /** The services as the graph sees them: no `db` (reads go through `reads`, writes through the services). */
 export type GraphServices = Omit<Services, "db">;
@@ -50,6 +51,8 @@ export function contextFactory(services: Services) {
   const { db, ...graphServices } = services;
   return async (initial: YogaInitialContext & ServerContext): Promise<GraphQLContext> => {
     const actor = await authenticate(services, initial.request.headers.get("authorization"));
+    // The audit trail's actor for every mutation of this request (src/shared/request-context.ts).
+    setContextActor({ type: "user", id: actor.userId }, actor.tenantId);
     const reads = tenantScopedReader(db, actor.tenantId);
     return {
       actor,

@@ -41,7 +41,9 @@ function clientCountsLoader({ reads }: LoaderDeps) {
       const counts = row.resourceServerId ? byServer.get(row.resourceServerId) : undefined;
       if (!counts) continue;
       counts.total += row._count._all;
-      if ((CLIENT_STATUSES as readonly string[]).includes(row.status)) counts[row.status as ClientStatus] += row._count._all;
+      // (A disabled client is an agent's, bound to no server: never counted here.)
+      const status = row.status as Exclude<ClientStatus, "disabled">;
+      if ((CLIENT_STATUSES as readonly string[]).includes(status) && status in counts) counts[status] += row._count._all;
     }
     return resourceServerIds.map((id) => byServer.get(id)!);
   });

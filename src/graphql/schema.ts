@@ -21,5 +21,7 @@ import "./types/end-user";
 import "./types/role";
 import "./types/group";
 import "./types/role-binding";
+// The audit trail (docs/audit-and-integrations.md).
+import "./types/audit-event";
 
 export const schema = builder.toSchema();

@@ -5,11 +5,15 @@ import type { RequestHandler, Response } from "express";
 import type { Actor } from "../shared/actor";
 import { DomainError } from "../shared/errors";
 import { AdminAuthError, type AdminAuthenticator } from "../modules/tenancy";
+import { setContextActor } from "../shared/request-context";
 
 export function adminAuth(auth: AdminAuthenticator): RequestHandler {
   return async (req, res, next) => {
     try {
-      res.locals.actor = await auth.authenticate(req.headers.authorization);
+      const actor = await auth.authenticate(req.headers.authorization);
+      res.locals.actor = actor;
+      // The audit trail's actor for everything this request writes.
+      setContextActor({ type: "user", id: actor.userId }, actor.tenantId);
     } catch (e) {
       if (e instanceof AdminAuthError && e.challenge) res.set("WWW-Authenticate", e.challenge);
       if (e instanceof DomainError) {

@@ -2,7 +2,7 @@
 // endpoint's form posts): RFC 6749 §5.2 {error, error_description} with Cache-Control: no-store.
 // The public text comes from modules/oauth/errors.ts; the internal reason is logged with the
 // request id and never sent, so an operator can tell why a grant failed and a prober cannot.
-import type { ErrorRequestHandler, Response } from "express";
+import type { ErrorRequestHandler, Request, Response } from "express";
 import { OAuthError, invalidInput, oauthError, requestShapeError } from "../modules/oauth";
 import { DomainError } from "../shared/errors";
 import type { Logger } from "../shared/logger";
@@ -27,7 +27,10 @@ function asOAuthError(err: unknown): OAuthError | undefined {
   return shape ? requestShapeError(shape.kind, shape.status, (err as Error).message) : undefined;
 }
 
-export function oauthErrorHandler(logger: Logger): ErrorRequestHandler {
+/** Told of every refusal an OAuth endpoint answers (the audit trail's counters, rest/oauth-refusals.ts); must not throw. */
+export type OAuthRefusalSink = (req: Request, e: OAuthError) => void;
+
+export function oauthErrorHandler(logger: Logger, onRefused?: OAuthRefusalSink): ErrorRequestHandler {
   return (err, req, res, _next) => {
     if (res.headersSent) return;
     const requestId = res.locals.requestId as string | undefined;
@@ -38,6 +41,7 @@ export function oauthErrorHandler(logger: Logger): ErrorRequestHandler {
     }
     if (err instanceof DomainError && err.code === "unavailable") logger.warn({ err: err.cause, requestId, path: req.path }, "dependency unavailable; answered 503");
     else logReason(logger, requestId, e.error, e.reason);
+    onRefused?.(req, e);
     sendOAuthError(res, e);
   };
 }

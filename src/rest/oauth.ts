@@ -8,7 +8,7 @@ import { z } from "zod";
 import { OAuthError, oauthError, type ClientCredentialsInput, type IntrospectionEndpoint, type RevocationEndpoint, type TokenEndpoint } from "../modules/oauth";
 import { basicCredentialsOf } from "./basic-auth";
 import { sendEmpty, sendJson } from "./oauth-response";
-import { oauthErrorHandler } from "./oauth-errors";
+import { oauthErrorHandler, type OAuthRefusalSink } from "./oauth-errors";
 import { rejectUnsafeInput } from "./input-hygiene";
 import { oauthFormBody } from "./oauth-form";
 import { hasBody, wrongBodyType } from "./request-guards";
@@ -65,7 +65,7 @@ const OAUTH_FORM_PATHS = [...Object.keys(ALIASES), ...Object.values(ALIASES)];
  * request (docs/benchmarks.md "Round 2"). Mount them first: their error handler, mounted right
  * after them, sees only the errors of the layers above it, i.e. of these routes.
  */
-export function mountOAuth(app: IRouter, endpoints: OAuthEndpoints, logger: Logger): void {
+export function mountOAuth(app: IRouter, endpoints: OAuthEndpoints, logger: Logger, onRefused?: OAuthRefusalSink): void {
   // The form runs inside each POST route, not in a layer above them: a `use` layer on a path
   // rewrites req.url around its handler (a second URL parse per request) and is one more path
   // match. Most frequent path first: routes are matched in order.
@@ -90,7 +90,7 @@ export function mountOAuth(app: IRouter, endpoints: OAuthEndpoints, logger: Logg
   for (const [path, handler] of Object.entries(handlers)) app.post(path, formInput, handler);
   // The /oauth2/* aliases come after the three routes, so the hot paths match exactly as before.
   for (const [path, alias] of Object.entries(ALIASES)) app.post(alias, formInput, handlers[path as keyof typeof ALIASES]);
-  app.use(oauthErrorHandler(logger));
+  app.use(oauthErrorHandler(logger, onRefused));
   // Other methods on these paths, in a router of their own as before: the same form and hygiene
   // checks, then Express's own answer (OPTIONS: 200 with Allow: POST, from the POST routes it
   // lists; anything else falls through to the 404). No POST gets here: the routes above answer.

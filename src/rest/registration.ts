@@ -70,8 +70,16 @@ function unreadableBody(req: Request, err: unknown): string {
   return zlib && encoding ? `body: not valid ${encoding} data (Content-Encoding)` : "body: could not be read";
 }
 
+/** Told of every refused registration (the audit trail's counters): the error code and its description. */
+export type RegistrationRefusalSink = (req: Request, reason: string) => void;
+
 /** `limit`: registrations per client address (TOOLGATE_REGISTRATION_RATE_LIMIT per TOOLGATE_REGISTRATION_RATE_WINDOW_SECONDS). */
-export function registrationRouter(service: RegistrationService, limit: AddressRateLimit, logger: Logger): { router: Router; stats: RegistrationHttpStats } {
+export function registrationRouter(
+  service: RegistrationService,
+  limit: AddressRateLimit,
+  logger: Logger,
+  onRefused: RegistrationRefusalSink = () => undefined,
+): { router: Router; stats: RegistrationHttpStats } {
   const stats: RegistrationHttpStats = { rateLimited: 0, tooLarge: 0 };
   const r = Router();
   const paths = [REGISTRATION_PATH, `${REGISTRATION_PATH}/:client_id`];
@@ -81,6 +89,7 @@ export function registrationRouter(service: RegistrationService, limit: AddressR
     const wait = await limit.take(req.ip);
     if (wait === 0) return next();
     stats.rateLimited++;
+    onRefused(req, "too_many_requests");
     error(res, 429, "too_many_requests", "too many registrations from this address; try again later", { "Retry-After": String(wait) });
   });
   r.use(paths, express.json({ limit: REGISTRATION_BODY_LIMIT, strict: false }));
@@ -100,7 +109,10 @@ export function registrationRouter(service: RegistrationService, limit: AddressR
   });
   const onError: ErrorRequestHandler = (err, req, res, _next) => {
     if (res.headersSent) return;
-    if (err instanceof RegistrationError) return error(res, 400, err.error, err.description);
+    if (err instanceof RegistrationError) {
+      if (req.method === "POST") onRefused(req, `${err.error}: ${err.description}`);
+      return error(res, 400, err.error, err.description);
+    }
     if (err instanceof RegistrationAccessDenied) return denied(res);
     const type = (err as { type?: string }).type;
     if (type === "entity.too.large") {

@@ -9,6 +9,8 @@ import { assertSafeInput, rejectUnsafeInput } from "./input-hygiene";
 import express, { Router, type Request, type Response } from "express";
 import type { CompiledPolicy, RegisteredServer, ResourceServerRegistry, ResourceServerLifecycle } from "../modules/resource-servers";
 import { parseBasicAuth } from "./basic-auth";
+import { contextOf } from "./request-context";
+import { runInContext } from "../shared/request-context";
 
 /** A manifest carries every tool with its input schema: larger than admin JSON, still bounded. */
 export const MANIFEST_BODY_LIMIT = "1mb";
@@ -84,7 +86,11 @@ export function runtimeRouter(registry: ResourceServerRegistry, lifecycle: Pick<
     manifestBody,
     rejectUnsafeInput,
     async (req, res) => {
-      res.json(await runtime.pushManifest(res.locals.runtimeServer as RegisteredServer, req.body));
+      const rs = res.locals.runtimeServer as RegisteredServer;
+      // Mounted before the request context (sdk-policy is a hot path): the push opens its own, the
+      // audit trail's actor being the resource server.
+      const context = { ...contextOf(req, res), actor: { type: "resource_server" as const, id: rs.id }, workspaceId: rs.tenantId };
+      res.json(await runInContext(context, () => runtime.pushManifest(rs, req.body)));
     },
   );
   return r;

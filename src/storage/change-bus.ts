@@ -22,7 +22,8 @@ export type ChangeKind =
   | "policy"
   | "keys"
   | "revoked_token"
-  | "revoked_family";
+  | "revoked_family"
+  | "webhooks";
 
 export interface ChangeSubscriber {
   /** One entry changed; `key` is what follows "<kind>:". */

@@ -64,6 +64,14 @@ export const TRACKED_MODELS: Readonly<Record<string, TrackedModel>> = {
   SigningKey: { kinds: ["keys"], fields: ["kid"], keys: () => ["keys:all"] },
   // The key carries the expiry, so another instance adds the entry without reading the row.
   RevokedToken: { kinds: ["revoked_token"], fields: ["jti", "expiresAt"], keys: (r) => [`revoked_token:${epochMs(r.expiresAt)}:${r.jti}`], deletesChangeNothing: true },
+  // Whether a workspace has active webhooks (the fan-out skips workspaces without, modules/integrations);
+  // the dispatcher's circuit-breaker bookkeeping changes nothing cached.
+  WebhookSubscription: {
+    kinds: ["webhooks"],
+    fields: ["tenantId"],
+    keys: (r) => [`webhooks:${r.tenantId}`],
+    ignore: ["updatedAt", "consecutiveFailures", "circuitOpenUntil"],
+  },
   RevokedFamily: {
     kinds: ["revoked_family"],
     fields: ["familyId", "expiresAt"],

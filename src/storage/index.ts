@@ -1,7 +1,12 @@
-export { createPrismaClient, changesOf, sqliteFilePath, observeQueries, type Db, type Tx, type DbOrTx, type DatabaseTarget, type QueryObservation } from "./prisma";
+export { createPrismaClient, changesOf, auditTrailOf, sqliteFilePath, observeQueries, type Db, type Tx, type DbOrTx, type DatabaseTarget, type QueryObservation } from "./prisma";
 export { migrate, migrationStates, loadMigrations, MigrationLockedError, MIGRATIONS_ROOT, PG_ADVISORY_LOCK_KEY, type MigrationState } from "./migrate";
 export { ChangeBus, ChangeSet, type ChangeKind, type ChangeSubscriber } from "./change-bus";
 export { PgChangeChannel } from "./pg-notifications";
 export { SqliteChangeWatch, takeServerLock, ServerLockError } from "./sqlite-watch";
 export { isUniqueViolation, isRecordMissing, translatePrismaError } from "./prisma-errors";
 export { tenantScopedReader, TENANT_COLUMNS, READ_OPERATIONS, type TenantReader } from "./tenant-scope";
+export { recordAuditEvent } from "./unit-of-work";
+export { AuditTrail, readHead, type AuditEventInput, type AppendedEvent } from "./audit-trail";
+export { AUDITED_MODELS, SECRET_FIELD, type AuditChange } from "./audit-capture";
+export { GENESIS_HASH, INSTALLATION_CHAIN, chainHash, chainOf, contentHash, type AuditContent } from "./audit-hash";
+export { pruneAuditChain, type CheckpointRow } from "./audit-retention";

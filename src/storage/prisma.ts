@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/sqlite/client";
 import { ChangeBus } from "./change-bus";
 import { withUnitOfWork } from "./unit-of-work";
+import { AuditTrail } from "./audit-trail";
 import { pgTransport } from "./pg-notifications";
 import { SQLITE_WATCH_QUERY } from "./sqlite-watch";
 import { loadSqliteDriver } from "./sqlite-driver";
@@ -63,6 +64,7 @@ export function sqliteFilePath(url: string): string {
 }
 
 const buses = new WeakMap<object, ChangeBus>();
+const trails = new WeakMap<object, AuditTrail>();
 
 /**
  * The change bus of a client made by createPrismaClient: its writes publish there, and the caches
@@ -74,12 +76,21 @@ export function changesOf(db: Db): ChangeBus {
   return bus;
 }
 
-/** A client whose every write is a unit of work publishing its cache changes (unit-of-work.ts). */
+/** The audit trail of a client made by createPrismaClient: its units of work append there (audit-trail.ts). */
+export function auditTrailOf(db: Db): AuditTrail {
+  const trail = trails.get(db);
+  if (!trail) throw new Error("not a client made by createPrismaClient");
+  return trail;
+}
+
+/** A client whose every write is a unit of work publishing its cache changes and appending its audit event (unit-of-work.ts). */
 export async function createPrismaClient(target: DatabaseTarget): Promise<Db> {
   const bus = new ChangeBus(randomUUID());
   if (target.kind === "postgresql") bus.useTransport(pgTransport(bus.instanceId));
-  const db = withUnitOfWork(await createRawClient(target), bus);
+  const trail = new AuditTrail(target.kind);
+  const db = withUnitOfWork(await createRawClient(target), bus, trail);
   buses.set(db, bus);
+  trails.set(db, trail);
   return db;
 }
 

@@ -6,6 +6,7 @@ import { keygenCommand } from "./keygen";
 import { keysListCommand, keysRotateCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { usersResetMfaCommand, usersResetPasswordCommand, usersUnlockCommand } from "./users";
+import { auditPruneCommand, auditVerifyCommand } from "./audit";
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -16,10 +17,13 @@ export const COMMANDS: readonly CliCommand[] = [
   usersResetPasswordCommand,
   usersUnlockCommand,
   usersResetMfaCommand,
+  auditVerifyCommand,
+  auditPruneCommand,
 ];
 
 /** One line about each command group (a group is the first word of two-word commands). */
 export const GROUPS: Readonly<Record<string, string>> = {
   keys: "signing keys (ES256: access, admin and ID tokens; RS256: ID tokens)",
   users: "an account's password, failed sign-in counts and second factors (the way back in)",
+  audit: "the audit trail: verify its hash chains, apply retention",
 };

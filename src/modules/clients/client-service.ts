@@ -4,7 +4,8 @@
 // Every write to a client row drops its ClientRegistry entry when it commits (the unit of work), so
 // the token endpoint and introspection see the change at once, here and on every instance.
 import type { Prisma } from "../../generated/sqlite/client";
-import type { Db, DbOrTx } from "../../storage";
+import { recordAuditEvent, type Db, type DbOrTx } from "../../storage";
+import { AUDIT_ACTIONS } from "../audit";
 import type { Clock } from "../../shared/clock";
 import { epochSeconds } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
@@ -204,10 +205,12 @@ export class ClientService {
       if (found.connection) {
         if (found.connection.status === "revoked") return found;
         const revoked = await tx.connection.update({ where: { id: found.connection.id }, data: { status: "revoked", revokedAt: now } });
+        await recordAuditEvent(tx, { action: AUDIT_ACTIONS.connectionRevoked, target: { type: "connection", id: revoked.id }, detail: { client_id: found.client.clientId, resource_server_id: resourceServerId } });
         return { client: found.client, connection: revoked };
       }
       if (found.client.status === "revoked") return found;
       const updated = await tx.client.update({ where: { id: found.client.id }, data: { status: "revoked", revokedAt: now, updatedAt: now } });
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.clientRevoked, target: { type: "client", id: updated.clientId } });
       return { client: updated, connection: null };
     });
     return this.view(actor.tenantId, resourceServerId, client, connection);
@@ -252,6 +255,7 @@ export class ClientService {
         },
       });
       if (won.count === 0) throw conflict("the client's secret was rotated by another request at the same time; nothing changed, rotate again");
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.clientSecretRotated, target: { type: "client", id: current.clientId }, detail: { grace_seconds: graceSeconds } });
       return tx.client.findUniqueOrThrow({ where: { id: current.id } });
     });
     return {

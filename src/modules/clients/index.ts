@@ -1,6 +1,7 @@
 export { ClientService, type ServerLookup, type ClientGrantsSource } from "./client-service";
 export { ClientRegistry, type RegisteredClient, type AssertionKeys } from "./registry";
 export { LastUsedRecorder } from "./last-used";
+export { WorkspaceClients, type WorkspaceClient } from "./workspace-clients";
 export { ConnectionRegistry, ConnectionWriter, type ConnectionFacts, type ConnectInput } from "./connections";
 export {
   CLIENT_KINDS,

@@ -5,11 +5,11 @@
 // older "last used" time, which is acceptable for a display field.
 import type { Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
+import { PeriodicFlush } from "../../shared/periodic-flush";
 
 export class LastUsedRecorder {
   private pending = new Map<string, Date>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly batches = new PeriodicFlush(() => this.flushNow());
 
   constructor(
     private readonly db: Db,
@@ -23,8 +23,7 @@ export class LastUsedRecorder {
 
   /** Writes pending stamps; concurrent calls run one after another. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(() => this.flushNow());
-    return this.flushing;
+    return this.batches.flush();
   }
 
   private async flushNow(): Promise<void> {
@@ -43,13 +42,10 @@ export class LastUsedRecorder {
   }
 
   start(intervalMs: number, onError: (e: unknown) => void): void {
-    this.timer = setInterval(() => this.flush().catch(onError), intervalMs);
-    this.timer.unref();
+    this.batches.start(intervalMs, onError);
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.batches.stop();
   }
 }

@@ -13,7 +13,8 @@ import { ID_TOKEN_ALGS } from "./registration-metadata";
 export const CLIENT_KINDS = ["agent", "human_app", "m2m", "cli"] as const;
 export type ClientKind = (typeof CLIENT_KINDS)[number];
 
-export const CLIENT_STATUSES = ["pending", "approved", "revoked"] as const;
+/** `disabled`: an agent's client switched off by an administrator (reversible, unlike `revoked`). */
+export const CLIENT_STATUSES = ["pending", "approved", "revoked", "disabled"] as const;
 export type ClientStatus = (typeof CLIENT_STATUSES)[number];
 
 /**

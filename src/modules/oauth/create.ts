@@ -34,7 +34,7 @@ import { ID_TOKEN_ALGS } from "../clients";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
-import { NO_OAUTH_OUTCOMES, type OAuthOutcomes } from "./outcomes";
+import { NO_OAUTH_OUTCOMES, type OAuthOutcomes, type TokenEvents } from "./outcomes";
 
 export interface OAuthDeps {
   db: Db;
@@ -68,6 +68,8 @@ export interface OAuthDeps {
   outcomes?: OAuthOutcomes;
   /** The user's profile for /userinfo (tenancy). */
   userClaims: UserClaimsSource["user"];
+  /** Told of every token issued (the audit trail's counters); none when omitted. */
+  tokenEvents?: TokenEvents;
 }
 
 export interface OAuthServices {
@@ -118,7 +120,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const families = new TokenFamilies(revocations, refreshTokens);
   const connections = new ConnectionGate(deps.servers, connectionRegistry);
   const idTokens = new IdTokens(deps.jwt, clock);
-  const grants = createGrants({ servers: deps.servers, issuer, signin: deps.signin, families, connections, idTokens });
+  const grants = createGrants({ servers: deps.servers, issuer, scopes: deps.scopes, signin: deps.signin, families, connections, idTokens });
   const metadata = buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors);
   const revokers: TokenRevoker[] = [
     { tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) },
@@ -150,7 +152,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       openIdConfiguration: buildOpenIdConfiguration(metadata, { idTokenSigningAlgs: ID_TOKEN_ALGS, acrValues: ACR_VALUES, scopes: [...OIDC_SCOPES] }),
       idTokens,
       userinfo: new UserInfoEndpoint(verifier, revocations, deps.servers, { user: deps.userClaims, userScopes: deps.signin.userScopes }),
-      tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed, outcomes),
+      tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed, outcomes, deps.tokenEvents),
       introspectionEndpoint: new IntrospectionEndpoint(deps.servers, introspection),
       revocationEndpoint: new RevocationEndpoint(auth, revokers),
     },

@@ -10,4 +10,4 @@ export { OAUTH_ERROR_DESCRIPTIONS, OAuthError, oauthError, requestShapeError, in
 export { single, required, multi, type RawParams } from "./params";
 export { TokenFamilies } from "./token-families";
 export { createOAuth, type OAuthDeps, type OAuthServices } from "./create";
-export { NO_OAUTH_OUTCOMES, type OAuthOutcomes } from "./outcomes";
+export { NO_OAUTH_OUTCOMES, NO_TOKEN_EVENTS, type OAuthOutcomes, type TokenEvents } from "./outcomes";

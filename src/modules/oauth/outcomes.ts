@@ -9,3 +9,13 @@ export interface OAuthOutcomes {
 }
 
 export const NO_OAUTH_OUTCOMES: OAuthOutcomes = { tokenAnswered: () => undefined, introspectionAnswered: () => undefined };
+
+/**
+ * Security events of the token endpoint for the audit trail: counted, never written per request
+ * (the audit module's SecurityCounters; docs/decisions/0038-audit-trail.md). Must be O(1) and not throw.
+ */
+export interface TokenEvents {
+  issued(clientId: string, workspaceId: string | null, grantType: string): void;
+}
+
+export const NO_TOKEN_EVENTS: TokenEvents = { issued: () => undefined };

@@ -5,7 +5,7 @@
 import type { LastUsedRecorder } from "../clients";
 import type { ClientAuthenticator, ClientCredentialsInput } from "./client-auth";
 import { OAuthError, oauthError } from "./errors";
-import type { OAuthOutcomes } from "./outcomes";
+import { NO_TOKEN_EVENTS, type OAuthOutcomes, type TokenEvents } from "./outcomes";
 import type { GrantHandler, GrantResult } from "./grants";
 import { required } from "./params";
 
@@ -17,6 +17,7 @@ export class TokenEndpoint {
     grants: readonly GrantHandler[],
     private readonly lastUsed: LastUsedRecorder,
     private readonly outcomes: Pick<OAuthOutcomes, "tokenAnswered">,
+    private readonly events: TokenEvents = NO_TOKEN_EVENTS,
   ) {
     this.grants = new Map(grants.map((g) => [g.grantType, g]));
   }
@@ -40,6 +41,7 @@ export class TokenEndpoint {
     if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client", `grant_type ${grant.grantType} is not among the client's grant types`);
     const result = await grant.handle({ params: input.params, client, authMethod: method });
     this.lastUsed.mark(client.id); // in memory; written in batches off the request path
+    this.events.issued(client.clientId, client.tenantId, grant.grantType); // counted, written in batches too
     return result;
   }
 }

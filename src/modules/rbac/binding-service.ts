@@ -84,6 +84,39 @@ export class BindingService {
     });
   }
 
+  /**
+   * For an agent's transaction (modules/agents): the roles its client's service account holds,
+   * each on one server, replaced by `grants`. A role or server not in the workspace is a 400
+   * naming it (field `access`).
+   */
+  async replaceServiceAccountBindings(tx: DbOrTx, actor: Actor, clientRowId: string, grants: readonly { resourceServerId: string; roleId: string }[]): Promise<void> {
+    const roleIds = [...new Set(grants.map((g) => g.roleId))];
+    const serverIds = [...new Set(grants.map((g) => g.resourceServerId))];
+    const roles = new Set((await tx.role.findMany({ where: { id: { in: roleIds }, tenantId: actor.tenantId }, select: { id: true } })).map((r) => r.id));
+    const missingRole = roleIds.find((id) => !roles.has(id));
+    if (missingRole) throw badRequest(`access: no role ${missingRole} in this workspace`);
+    const servers = new Set((await tx.resourceServer.findMany({ where: { id: { in: serverIds }, tenantId: actor.tenantId, deletedAt: null }, select: { id: true } })).map((s) => s.id));
+    const missingServer = serverIds.find((id) => !servers.has(id));
+    if (missingServer) throw badRequest(`access: no resource server ${missingServer} in this workspace`);
+    await tx.roleBinding.deleteMany({ where: { tenantId: actor.tenantId, subjectType: "service_account", subjectId: clientRowId } });
+    if (grants.length === 0) return;
+    const now = this.clock.now();
+    await tx.roleBinding.createMany({
+      data: grants.map((g) => ({
+        id: this.ids.uuid(),
+        tenantId: actor.tenantId,
+        roleId: g.roleId,
+        subjectType: "service_account",
+        subjectId: clientRowId,
+        scopeType: "resource_server",
+        scopeId: g.resourceServerId,
+        source: "api",
+        createdAt: now,
+        createdBy: actor.userId,
+      })),
+    });
+  }
+
   /** For the transaction that removes a member from the workspace (tenancy's hook, wired in app.ts). */
   async removeUserBindings(tx: DbOrTx, tenantId: string, userId: string): Promise<void> {
     await tx.roleBinding.deleteMany({ where: { tenantId, subjectType: "user", subjectId: userId } });

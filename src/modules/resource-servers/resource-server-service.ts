@@ -1,6 +1,7 @@
 // Registration, reading, update, soft delete and secret rotation of resource servers. Every query
 // is scoped by the actor's workspace: another workspace's id is indistinguishable from an unknown one.
-import type { Db, DbOrTx } from "../../storage";
+import { recordAuditEvent, type Db, type DbOrTx } from "../../storage";
+import { AUDIT_ACTIONS } from "../audit";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { hashSecret } from "../../shared/crypto";
@@ -160,6 +161,7 @@ export class ResourceServerService {
     await this.db.$transaction(async (tx) => {
       await this.findLive(tx, actor, id);
       await tx.resourceServer.update({ where: { id }, data: { deletedAt: this.clock.now() } });
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.resourceServerDeleted, target: { type: "resource_server", id } });
     });
   }
 
@@ -171,6 +173,7 @@ export class ResourceServerService {
     await this.db.$transaction(async (tx) => {
       const rs = await this.findLive(tx, actor, id);
       await tx.resourceServer.update({ where: { id }, data: { introspectionSecretHash: hashSecret(this.pepper, secret), updatedAt: rotatedAt } });
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.introspectionSecretRotated, target: { type: "resource_server", id } });
       for (const hook of this.rotationHooks) await hook(tx, actor, rs, rotatedAt);
     });
     return { id, introspection_secret: secret, rotated_at: rotatedAt.toISOString() };

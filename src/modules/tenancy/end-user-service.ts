@@ -112,6 +112,7 @@ export class EndUserService {
         suspendedAt: status === "suspended" ? (before === "suspended" ? undefined : now) : null,
         updatedAt: now,
       };
+      // An upsert: `state` (read above) tells the audit trail whether this creates or updates the row.
       const row = await tx.endUserState.upsert({
         where: { tenantId_userId: { tenantId, userId } },
         create: { id: this.ids.uuid(), tenantId, userId, createdAt: now, ...data },

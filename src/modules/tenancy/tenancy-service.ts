@@ -1,7 +1,8 @@
 // Workspaces, their users and the admin session: bootstrap, login, actor resolution.
 import { z } from "zod";
 import type { Db } from "../../storage";
-import { isUniqueViolation } from "../../storage";
+import { isUniqueViolation, recordAuditEvent } from "../../storage";
+import { AUDIT_ACTIONS } from "../audit";
 import type { Clock } from "../../shared/clock";
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from "../../shared/crypto";
 import { DomainError, badRequest, conflict, forbidden, notFound, unauthenticated } from "../../shared/errors";
@@ -37,6 +38,20 @@ export interface AdminCandidate {
   /** The workspace requires owners and admins to use a second factor. */
   workspaceRequiresMfa: boolean;
 }
+/** Sign-in attempts refused by the throttle before any password check: counted, not written one by one (an attacker's flood is cheap). */
+export interface SignInEvents {
+  throttled(address: string, workspaceId: string | null): void;
+}
+const NO_SIGN_IN_EVENTS: SignInEvents = { throttled: () => undefined };
+
+/** Whose sign-in an attempt is, for its audit event (the account, when already known). */
+interface SignInAudit {
+  email: string;
+  workspaceId: string | null;
+  /** password, or otp for a one-time or recovery code. */
+  factor: "password" | "otp";
+  account?: { id: string; tenantId: string };
+}
 
 export interface UserView {
   id: string;
@@ -62,6 +77,7 @@ export class TenancyService {
     private readonly clock: Clock,
     /** Wrong-password counting for admin login and end-user sign-in alike (shared through the database). */
     private readonly throttle: LoginThrottle,
+    private readonly events: SignInEvents = NO_SIGN_IN_EVENTS,
   ) {}
 
   /**
@@ -106,7 +122,7 @@ export class TenancyService {
    */
   async verifyCredentials(workspaceId: string, emailInput: string, password: string, source: LoginSource): Promise<{ id: string; email: string; credentialVersion: number } | null> {
     const email = emailInput.trim().toLowerCase();
-    return this.throttled([this.throttle.accountKey(email, workspaceId)], source, async () => {
+    return this.throttled([this.throttle.accountKey(email, workspaceId)], source, { email, workspaceId, factor: "password" }, async () => {
       const user = await this.db.user.findUnique({ where: { tenantId_email: { tenantId: workspaceId, email } } });
       return (await this.passwordMatches(user, password)) ? user : null;
     });
@@ -124,7 +140,7 @@ export class TenancyService {
     const accounts = await this.db.user.findMany({ where: { email }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_ACCOUNTS_PER_LOGIN });
     // An email with no account is counted under its own key, so it is throttled like one that has accounts.
     const keys = accounts.length === 0 ? [this.throttle.accountKey(email)] : accounts.map((a) => this.throttle.accountKey(email, a.tenantId));
-    return this.throttled(keys, source, async () => {
+    return this.throttled(keys, source, { email, workspaceId: null, factor: "password" }, async () => {
       if (accounts.length === 0) await this.passwordMatches(null, password);
       for (const user of accounts) if ((await this.passwordMatches(user, password)) && (await this.activeMembership(user.id))) return user;
       return null;
@@ -142,17 +158,33 @@ export class TenancyService {
   }
 
   /**
-   * One credential check under the throttle (admin login and end-user sign-in alike): the attempt
-   * is counted under every account it may test before any password is hashed; refused, it throws.
+   * One credential check under the throttle (admin login, end-user sign-in and one-time codes
+   * alike): the attempt is counted under every account it may test before any password is hashed
+   * (refused, it throws), then the audit event: signin.succeeded / signin.failed with the factor,
+   * in the account's workspace. A failure for an email no account has goes to the installation's
+   * chain without the email (people type their password into the email field).
    */
-  private async throttled<T>(accounts: string[], source: LoginSource, check: () => Promise<T | null>): Promise<T | null> {
+  private async throttled<T>(accounts: string[], source: LoginSource, audit: SignInAudit, check: () => Promise<T | null>): Promise<T | null> {
     const reservation = await this.throttle.reserve({ accounts, address: source.address });
     if (!reservation.allowed) {
       this.stats.throttled++;
+      this.events.throttled(source.address, audit.workspaceId);
       throw new DomainError("too_many_requests", "too many failed sign-in attempts; try again later", { retry_after: reservation.retryAfter });
     }
     const found = await check();
     await reservation.settle(found ? "success" : "failure");
+    const account =
+      audit.account ??
+      (found && typeof found === "object" && "tenantId" in found ? (found as unknown as { id: string; tenantId: string }) : null) ??
+      (await this.db.user.findFirst({ where: { email: audit.email, ...(audit.workspaceId ? { tenantId: audit.workspaceId } : {}) }, orderBy: [{ createdAt: "asc" }, { id: "asc" }], select: { id: true, tenantId: true } }));
+    await recordAuditEvent(this.db, {
+      action: found ? AUDIT_ACTIONS.signInSucceeded : AUDIT_ACTIONS.signInFailed,
+      outcome: found ? "success" : "failure",
+      workspaceId: account?.tenantId ?? null,
+      actor: account ? { type: "user", id: account.id } : { type: "anonymous", id: null },
+      target: account ? { type: "user", id: account.id } : undefined,
+      detail: { factor: audit.factor, ...(found ? {} : { reason: account ? `wrong ${audit.factor === "password" ? "password" : "code"}` : "no such account" }) },
+    });
     return found;
   }
 
@@ -191,7 +223,7 @@ export class TenancyService {
   async throttledAttempt<T>(tenantId: string, userId: string, source: LoginSource, check: () => Promise<T | null>): Promise<T | null> {
     const user = await this.db.user.findUnique({ where: { id: userId }, select: { email: true, tenantId: true } });
     if (!user || user.tenantId !== tenantId) return null;
-    return this.throttled([this.throttle.accountKey(user.email, tenantId)], source, check);
+    return this.throttled([this.throttle.accountKey(user.email, tenantId)], source, { email: user.email, workspaceId: tenantId, factor: "otp", account: { id: userId, tenantId } }, check);
   }
 
   /** A user's email (the name of their account in an authenticator app); null for an unknown user. */
@@ -241,7 +273,11 @@ export class TenancyService {
     if (accounts.length === 0) throw notFound("user");
     if (accounts.length > 1) throw badRequest("this email has accounts in several workspaces; name one with --workspace");
     const user = accounts[0]!;
-    await this.db.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword(password), credentialVersion: { increment: 1 }, updatedAt: this.clock.now() } });
+    const passwordHash = await hashPassword(password);
+    await this.db.$transaction(async (tx) => {
+      await tx.user.update({ where: { id: user.id }, data: { passwordHash, credentialVersion: { increment: 1 }, updatedAt: this.clock.now() } });
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.passwordReset, target: { type: "user", id: user.id } });
+    });
     await this.clearAccountCounts(email);
     return { user_id: user.id, workspace_id: user.tenantId };
   }

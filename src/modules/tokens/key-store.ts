@@ -8,7 +8,10 @@
 // and rotated with `toolgate keys rotate [--alg RS256]`.
 import { createPrivateKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { exportJWK, generateKeyPair, importJWK, calculateJwkThumbprint, type JWK, type CryptoKey } from "jose";
-import type { ChangeBus, Db } from "../../storage";
+import { recordAuditEvent, type ChangeBus, type Db } from "../../storage";
+
+/** The audit action of a rotation (modules/audit/actions.ts; the tokens module does not depend on audit, which depends on it). */
+const ROTATED = "signing_key.rotated";
 import type { Clock } from "../../shared/clock";
 import { decryptAtRest, encryptAtRest } from "../../shared/crypto";
 import { coalescedReload } from "../../shared/coalesced-reload";
@@ -104,12 +107,12 @@ export class KeyStore {
   /** Adds a key of `alg` that is published at once and starts signing after `leadSeconds`. */
   async rotate(leadSeconds: number, alg: SigningAlg = SIGNING_ALG): Promise<RotateResult> {
     const activatesAt = new Date(this.clock.now().getTime() + leadSeconds * 1000);
-    const kid = await this.createKey(activatesAt, alg);
+    const kid = await this.createKey(activatesAt, alg, ROTATED);
     await this.load();
     return { kid, activates_at: activatesAt.toISOString() };
   }
 
-  private async createKey(activatedAt: Date, alg: SigningAlg): Promise<string> {
+  private async createKey(activatedAt: Date, alg: SigningAlg, action?: string): Promise<string> {
     const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true, modulusLength: 2048 });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk); // RFC 7638: stable, content-derived kid
@@ -125,6 +128,8 @@ export class KeyStore {
           activatedAt,
         },
       });
+      // The audit trail's name for it (the first key's creation is recorded as signing_key.created).
+      if (action) await recordAuditEvent(tx, { action, target: { type: "signing_key", id: kid }, workspaceId: null, detail: { alg, activates_at: activatedAt.toISOString() } });
     });
     return kid;
   }

@@ -21,7 +21,7 @@ export class OutboundRefused extends Error {
  * Resolves the URL's host (every address, in the system resolver's order). A host with one public
  * and one private address is refused too, since the answer could be chosen to reach the private one.
  */
-export async function resolveAllowed(target: URL, allowPrivate: boolean): Promise<PinnedAddress[]> {
+export async function resolveAllowed(target: URL, allowPrivate: boolean, allowVariable = "TOOLGATE_SCAN_ALLOW_PRIVATE"): Promise<PinnedAddress[]> {
   const host = target.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: { address: string; family: number }[];
   try {
@@ -35,7 +35,7 @@ export async function resolveAllowed(target: URL, allowPrivate: boolean): Promis
   const what = isIP(host) ? `the address ${host}` : `the address of ${host}`;
   if (addresses.some((a) => isIpv4InIpv6Form(a.address))) throw new OutboundRefused(`${what} is not allowed (an IPv4 address in IPv6 form; use the IPv4 address)`);
   if (!allowPrivate && addresses.some((a) => isNonPublicAddress(a.address))) {
-    throw new OutboundRefused(`${what} is not allowed (private network); set TOOLGATE_SCAN_ALLOW_PRIVATE=1 to allow`);
+    throw new OutboundRefused(`${what} is not allowed (private network); set ${allowVariable}=1 to allow`);
   }
   return addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 }

@@ -4,7 +4,8 @@
 // the same transaction (scope_deleted, tool_unmapped). Every write transaction starts with
 // servers.lockForWrite, so writers of one server's rows take turns (see there).
 import type { Db, DbOrTx, Tx } from "../../../storage";
-import { isUniqueViolation } from "../../../storage";
+import { isUniqueViolation, recordAuditEvent } from "../../../storage";
+import { AUDIT_ACTIONS } from "../../audit";
 import type { Clock } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
 import { badRequest, conflict, notFound } from "../../../shared/errors";
@@ -188,6 +189,7 @@ export class CatalogService {
         if (tool.isPublic && desired.size > 0) await tx.tool.update({ where: { id: tool.id }, data: { isPublic: false, updatedAt: now } });
       }
       await this.drift.record(tx, { server: rs, actorId: actor.userId, at: now }, "tool_unmapped", removedPairs);
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.toolScopeMapReplaced, target: { type: "resource_server", id: rsId }, detail: { tools: plan.length, unmapped: removedPairs.length } });
     });
     return this.scopeMatrix(actor, rsId);
   }

@@ -2,7 +2,8 @@
 // activation would enforce, activation itself (needs_setup -> ready, once), and test-login, a
 // readiness signal for OAuth and the runtime policy. All of it reads the same facts through
 // buildChecklist, so what the screen shows green is exactly what activation accepts.
-import type { Db, DbOrTx } from "../../../storage";
+import { recordAuditEvent, type Db, type DbOrTx } from "../../../storage";
+import { AUDIT_ACTIONS } from "../../audit";
 import type { Clock } from "../../../shared/clock";
 import { epochSeconds } from "../../../shared/clock";
 import type { IdGenerator } from "../../../shared/ids";
@@ -109,6 +110,7 @@ export class SetupService {
         data: { state: "ready", setupCompletedAt: now, setupCompletedBy: actor.userId, updatedAt: now },
       });
       if (count === 0) throw conflict("cannot activate: the server's state changed meanwhile; reload and try again");
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.resourceServerActivated, target: { type: "resource_server", id: rs.id } });
     });
     return this.servers.get(actor, rsId);
   }
