@@ -89,6 +89,11 @@ describe("admin login with TOTP", () => {
     });
     // Enrolling again while one is on: 409.
     expect((await h.request("POST", "/svc/uflow/mfa/totp/enroll", { token: ownerToken })).status).toBe(409);
+    // The audit trail names the enrolment and its confirmation, never the secret.
+    const events = await h.db.auditEvent.findMany({ where: { targetType: "totp_factor" }, orderBy: { seq: "asc" } });
+    expect(events.map((e) => e.action)).toEqual(["totp_factor.created", "totp_factor.updated"]);
+    expect(events[0]).toMatchObject({ actorType: "user", actorId: h.ownerId, tenantId: h.workspaceId });
+    expect(JSON.stringify(events)).not.toContain(row!.secretEnc);
   });
 
   it("the password alone gets no token: mfa_required with a ticket; the code gives an admin JWT whose amr says so", async () => {

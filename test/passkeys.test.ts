@@ -119,6 +119,9 @@ describe.runIf(browserTestsRun)("passkeys in Chromium", () => {
     expect(Buffer.from(credentials[0]!.userHandle!, "base64").toString()).toBe(app.userIds[0]);
     const row = await h.db.passkeyCredential.findUnique({ where: { id: registered.body.id as string } });
     expect(row).toMatchObject({ userId: app.userIds[0], tenantId: h.workspaceId });
+    // The audit trail names who registered it (from their browser session).
+    const event = await h.db.auditEvent.findFirstOrThrow({ where: { action: "passkey.created", targetId: row!.id } });
+    expect(event).toMatchObject({ actorType: "user", actorId: app.userIds[0], tenantId: h.workspaceId });
   });
 
   it("signs in without a username with the page's passkey button; the ID token says passkey", async () => {

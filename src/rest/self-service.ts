@@ -19,6 +19,7 @@ import { amrOf, type BrowserSessions, type PasskeyService, type Person, type Rem
 import { AdminAuthError, type AdminAuthenticator } from "../modules/tenancy";
 import { DomainError, forbidden, unauthenticated } from "../shared/errors";
 import { parseWith } from "./validation";
+import { setContextActor } from "../shared/request-context";
 import { fromOwnOrigin, readSessionCookie, writeSessionCookie, type CookieSettings } from "./session-cookie";
 
 interface Caller extends Person {
@@ -51,12 +52,15 @@ export function selfServiceRouter(d: SelfServiceDeps): Router {
       if (req.headers.authorization !== undefined) {
         const actor = await d.adminAuth.authenticatePerson(req.headers.authorization);
         res.locals.person = { tenantId: actor.tenantId, userId: actor.userId } satisfies Caller;
+        // The audit trail's actor for what this person changes of their own (factors, consents).
+        setContextActor({ type: "user", id: actor.userId }, actor.tenantId);
         return next();
       }
       const session = await d.sessions.find(readSessionCookie(req, d.cookies));
       if (!session) throw unauthenticated("sign in first (an admin bearer token or a browser session)");
       if (req.method !== "GET" && !fromOwnOrigin(req, d.publicUrl)) throw forbidden("cross-origin request refused");
       res.locals.person = { tenantId: session.tenantId, userId: session.userId, sessionId: session.id } satisfies Caller;
+      setContextActor({ type: "user", id: session.userId }, session.tenantId);
       next();
     } catch (e) {
       if (e instanceof AdminAuthError && e.challenge) res.set("WWW-Authenticate", e.challenge);

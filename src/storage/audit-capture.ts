@@ -53,6 +53,10 @@ export const AUDITED_MODELS: Readonly<Record<string, AuditedModel>> = {
   // the trail and the log stream name that it changed, not what it is.
   WebhookSubscription: { entity: "webhook_subscription", idFields: ["id"], ignore: [...STAMPS, "consecutiveFailures", "circuitOpenUntil"], redact: ["url"] },
   Agent: { entity: "agent", idFields: ["id"], ignore: STAMPS },
+  // Second factors: who enrolled, confirmed or removed one is a security event. The per-sign-in
+  // bookkeeping (TOTP's last accepted step, a passkey's signature counter) is not.
+  TotpFactor: { entity: "totp_factor", idFields: ["userId"], ignore: ["lastStep"] },
+  PasskeyCredential: { entity: "passkey", idFields: ["id"], ignore: ["counter", "lastUsedAt"] },
 };
 
 /** A column that holds a secret, a hash of one, or a ciphertext. */
