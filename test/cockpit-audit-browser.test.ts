@@ -1,0 +1,218 @@
+// The cockpit's audit trail and webhooks in a real browser (headless Chromium) against a real
+// Toolgate on a real database, with axe on every screen and dialog, and nothing fetched from any
+// origin but the server's (the browser context refuses and records every other request).
+// - Audit trail: the page is the REST list's page (same events, same order); filters by action
+//   family, outcome and time range, driven from the keyboard; Older / Newer walk the pages by
+//   cursor; a bad filter shows the server's message under its field.
+// - Settings → Webhooks: add one (secret shown once, copied to the clipboard, and it verifies the
+//   signatures of what the endpoint receives), send a test, read its deliveries, disable and delete
+//   with confirmations saying what they affect.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { startToolgate, type Harness } from "./helpers/harness";
+import { assertAccessible, launchBrowser, signIn, watchErrors } from "./helpers/cockpit";
+import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
+import { eventually } from "./helpers/eventually";
+
+let h: Harness;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let errors: string[];
+let receiver: WebhookReceiver;
+/** Requests the page tried to send anywhere but the server (refused): must stay empty. */
+const offsite: string[] = [];
+const ROLES = 30;
+
+beforeAll(async () => {
+  h = await startToolgate({ env: { TOOLGATE_WEBHOOK_ALLOW_PRIVATE: "1", TOOLGATE_WEBHOOK_RETRY_BASE_MS: "200", TOOLGATE_WEBHOOK_RETRY_MAX_MS: "400" } });
+  receiver = await startWebhookReceiver();
+  browser = await launchBrowser();
+  const origin = new URL(h.url).origin;
+  context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
+  // Works with no network beyond the server: anything else is refused and recorded.
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith("data:") || new URL(url).origin === origin) return route.continue();
+    offsite.push(url);
+    return route.abort();
+  });
+  page = await context.newPage();
+  errors = watchErrors(page);
+  // Audit events to page through: roles created through the API, and one refused sign-in.
+  for (let i = 0; i < ROLES; i++) {
+    const r = await h.admin("POST", "/svc/authmgr/roles", { name: `Audited role ${String(i).padStart(2, "0")}`, grants: [] });
+    expect(r.status, r.text).toBe(201);
+  }
+  const refused = await h.request("POST", "/svc/uflow/auth/login", { json: { email: "owner@example.test", password: "not the password" } });
+  expect(refused.status).toBe(401);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await h?.close();
+});
+
+const dialog = () => page.getByRole("dialog");
+const caption = () => page.locator("main table caption").first().textContent();
+/** The event numbers ("Event 12") of the rows shown, top to bottom. */
+const shownSeqs = async () => (await page.locator("main table tbody summary").allTextContents()).map((t) => Number(/Event (\d+)/.exec(t)![1]));
+
+async function restSeqs(query: string): Promise<number[]> {
+  const r = await h.admin("GET", `/svc/v1/workspaces/${h.workspaceId}/audit-events?${query}`);
+  expect(r.status, r.text).toBe(200);
+  return r.body.items.map((e: { seq: number }) => e.seq);
+}
+
+async function goToAudit() {
+  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Audit trail" }).click();
+  await page.getByRole("heading", { level: 1, name: "Audit trail" }).waitFor();
+}
+
+describe("the audit trail in Chromium", () => {
+  it("lists the workspace's events newest first, as the API does, one page at a time", async () => {
+    await signIn(page, h);
+    await goToAudit();
+    await expect.poll(caption).toBe("Audit events 1–25");
+    await assertAccessible(page, "the audit trail");
+    expect(await shownSeqs()).toEqual(await restSeqs("limit=25"));
+    await expect.poll(() => page.locator("main table tbody tr").first().textContent()).toContain("signin.succeeded");
+  });
+
+  it("filters by an action family from the keyboard and pages with Older / Newer", async () => {
+    // Keyboard only: focus the first filter, type, Enter submits the filter form.
+    await page.getByLabel("Action").focus();
+    await page.keyboard.type("role.*");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.url()).toContain("action=role.*");
+    await expect.poll(caption).toBe("Audit events 1–25");
+    const expected = await restSeqs("action=role.*&limit=100");
+    expect(expected).toHaveLength(ROLES);
+    expect(await shownSeqs()).toEqual(expected.slice(0, 25));
+    const actions = await page.locator("main table tbody th code").allTextContents();
+    expect(new Set(actions)).toEqual(new Set(["role.created"]));
+
+    const newer = page.getByRole("button", { name: "Newer events" });
+    const older = page.getByRole("button", { name: "Older events" });
+    expect(await newer.isDisabled()).toBe(true);
+    await older.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(caption).toBe(`Audit events 26–${ROLES}`);
+    expect(await shownSeqs()).toEqual(expected.slice(25));
+    expect(await older.isDisabled()).toBe(true);
+    await assertAccessible(page, "the audit trail, second page");
+    await newer.focus();
+    await page.keyboard.press("Space");
+    await expect.poll(caption).toBe("Audit events 1–25");
+    expect(await shownSeqs()).toEqual(expected.slice(0, 25));
+
+    // A row's details open from the keyboard: what changed, as JSON.
+    const first = page.locator("main table tbody summary").first();
+    await first.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("main table tbody details[open] pre").first().textContent()).toContain("Audited role 29");
+    await assertAccessible(page, "an audit event's details");
+  });
+
+  it("filters by outcome and by time range, and shows a bad filter's message under it", async () => {
+    await page.getByLabel("Action").fill("");
+    await page.getByLabel("Outcome").selectOption("failure");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => page.url()).toContain("outcome=failure");
+    const failures = await restSeqs("outcome=failure");
+    expect(failures.length).toBeGreaterThan(0);
+    await expect.poll(shownSeqs).toEqual(failures);
+    expect(new Set(await page.locator("main table tbody th code").allTextContents())).toEqual(new Set(["signin.failed"]));
+
+    // Until a moment long past: nothing.
+    await page.getByLabel("Until").fill("2001-01-01T00:00");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => page.locator("main table tbody").textContent()).toBe("No event matches these filters.");
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await expect.poll(caption).toBe("Audit events 1–25");
+
+    await page.getByLabel("Action").fill("Not an action!");
+    await page.getByRole("button", { name: "Apply filters" }).click();
+    const under = page.locator("#action-error");
+    await expect.poll(() => under.textContent()).toMatch(/must be an action such as role_binding\.created/);
+    expect(await page.getByLabel("Action").getAttribute("aria-invalid")).toBe("true");
+    await page.getByRole("alert").first().waitFor();
+    await assertAccessible(page, "the audit trail with a refused filter");
+  });
+});
+
+describe("Settings → Webhooks in Chromium", () => {
+  it("adds a webhook whose secret is shown once and verifies what the endpoint receives", async () => {
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Webhooks" }).click();
+    await page.getByRole("heading", { level: 2, name: "Webhooks" }).waitFor();
+    await expect.poll(() => page.getByRole("table", { name: "Webhook endpoints" }).textContent()).toContain("No webhook yet.");
+    await assertAccessible(page, "Settings: webhooks (empty)");
+
+    await page.getByRole("button", { name: "Add a webhook" }).click();
+    await expect.poll(() => page.url()).toContain("action=create-webhook");
+    await assertAccessible(page, "the add-webhook dialog");
+    await dialog().getByLabel("Endpoint URL").fill(receiver.url);
+    await dialog().getByLabel("Event types").fill("role.*");
+    await dialog().getByLabel("Description (optional)").fill("Role changes to the SIEM");
+    await dialog().getByRole("button", { name: "Add webhook" }).click();
+    await expect.poll(() => dialog().getByRole("heading", { level: 2 }).textContent()).toBe("Webhook added");
+    const secret = (await dialog().getByTestId("secret").textContent())!;
+    expect(secret).toMatch(/^whsec_/);
+    await dialog().getByRole("button", { name: "Copy signing secret" }).click();
+    await dialog().getByRole("status").filter({ hasText: "Copied." }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await assertAccessible(page, "the webhook's secret shown once");
+    await dialog().getByRole("button", { name: "Done" }).click();
+    // Shown once: the list and the API never show it again.
+    const table = page.getByRole("table", { name: "Webhook endpoints" });
+    await expect.poll(() => table.textContent()).toContain(receiver.url);
+    expect(await page.locator("main").textContent()).not.toContain(secret);
+    expect(JSON.stringify((await h.admin("GET", "/svc/exsvc/webhooks")).body)).not.toContain(secret);
+
+    // The secret the cockpit showed verifies the signatures of what is delivered.
+    receiver.secret = secret;
+    await page.getByRole("button", { name: `Send a test to ${receiver.url}` }).click();
+    await page.getByRole("status").filter({ hasText: `Test message queued for ${receiver.url}.` }).waitFor();
+    await eventually(async () => receiver.ofType("webhook.test").length === 1, "webhook.test delivered", 10_000);
+    expect(await h.admin("POST", "/svc/authmgr/roles", { name: "Role after the webhook", grants: [] }).then((r) => r.status)).toBe(201);
+    await eventually(async () => receiver.ofType("role.created").length === 1, "role.created delivered", 10_000);
+    expect(receiver.received.every((r) => r.verified)).toBe(true);
+
+    await page.getByRole("button", { name: `Deliveries of ${receiver.url}` }).click();
+    const deliveries = dialog().getByRole("table", { name: "The 10 newest deliveries" });
+    await expect
+      .poll(async () => {
+        await dialog().getByRole("button", { name: "Refresh deliveries" }).click();
+        return deliveries.textContent();
+      })
+      .toMatch(/role\.createddelivered.*webhook\.testdelivered/);
+    await assertAccessible(page, "a webhook's deliveries");
+    await dialog().getByRole("button", { name: "Close" }).click();
+  });
+
+  it("disables and deletes a webhook after confirmations saying what they affect", async () => {
+    const table = page.getByRole("table", { name: "Webhook endpoints" });
+    await page.getByRole("button", { name: `Disable ${receiver.url}` }).click();
+    await expect.poll(() => dialog().textContent()).toMatch(/stops posting to it: events of role\.\* .* are not queued for it/);
+    await assertAccessible(page, "the disable confirmation");
+    await dialog().getByRole("button", { name: "Disable webhook" }).click();
+    await page.getByRole("status").filter({ hasText: `${receiver.url} is disabled.` }).waitFor();
+    await expect.poll(() => table.getByRole("row", { name: new RegExp(receiver.url) }).textContent()).toContain("disabled");
+    expect((await h.admin("GET", "/svc/exsvc/webhooks")).body.items[0].status).toBe("disabled");
+
+    await page.getByRole("button", { name: `Delete ${receiver.url}` }).click();
+    await expect.poll(() => dialog().textContent()).toMatch(/pending deliveries are dropped unsent and its delivery history and signing secret are deleted/);
+    await assertAccessible(page, "the delete confirmation");
+    await dialog().getByRole("button", { name: "Delete webhook" }).click();
+    await page.getByRole("status").filter({ hasText: `${receiver.url} is deleted.` }).waitFor();
+    await expect.poll(() => table.textContent()).toContain("No webhook yet.");
+    expect((await h.admin("GET", "/svc/exsvc/webhooks")).body.items).toEqual([]);
+  });
+
+  it("fetched nothing from any other origin, and the browser logged no error", () => {
+    expect(offsite).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
