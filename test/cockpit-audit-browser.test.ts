@@ -23,6 +23,8 @@ let receiver: WebhookReceiver;
 /** Requests the page tried to send anywhere but the server (refused): must stay empty. */
 const offsite: string[] = [];
 const ROLES = 30;
+/** How long a poll waits (a loaded machine and PostgreSQL: a sign-in alone can take seconds). */
+const WAIT = { timeout: 20_000 };
 
 beforeAll(async () => {
   h = await startToolgate({ env: { TOOLGATE_WEBHOOK_ALLOW_PRIVATE: "1", TOOLGATE_WEBHOOK_RETRY_BASE_MS: "200", TOOLGATE_WEBHOOK_RETRY_MAX_MS: "400" } });
@@ -36,7 +38,7 @@ beforeAll(async () => {
     if (url.startsWith("data:") || new URL(url).origin === origin) return route.continue();
     offsite.push(url);
     return route.abort();
-  }, 90_000);
+  });
   page = await context.newPage();
   errors = watchErrors(page);
   // Audit events to page through: roles created through the API, and one refused sign-in.
@@ -74,10 +76,10 @@ describe("the audit trail in Chromium", () => {
   it("lists the workspace's events newest first, as the API does, one page at a time", async () => {
     await signIn(page, h);
     await goToAudit();
-    await expect.poll(shownSeqs).toEqual(await restSeqs("limit=25"));
+    await expect.poll(shownSeqs, WAIT).toEqual(await restSeqs("limit=25"));
     expect(await caption()).toBe("Audit events 1–25");
     await assertAccessible(page, "the audit trail");
-    await expect.poll(() => page.locator("main table tbody tr").first().textContent()).toContain("signin.succeeded");
+    await expect.poll(() => page.locator("main table tbody tr").first().textContent(), WAIT).toContain("signin.succeeded");
   }, 90_000);
 
   it("filters by an action family from the keyboard and pages with Older / Newer", async () => {
@@ -85,10 +87,10 @@ describe("the audit trail in Chromium", () => {
     await page.getByLabel("Action").focus();
     await page.keyboard.type("role.*");
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.url()).toContain("action=role.*");
+    await expect.poll(() => page.url(), WAIT).toContain("action=role.*");
     const expected = await restSeqs("action=role.*&limit=100");
     expect(expected).toHaveLength(ROLES);
-    await expect.poll(shownSeqs).toEqual(expected.slice(0, 25));
+    await expect.poll(shownSeqs, WAIT).toEqual(expected.slice(0, 25));
     expect(await caption()).toBe("Audit events 1–25");
     const actions = await page.locator("main table tbody th code").allTextContents();
     expect(new Set(actions)).toEqual(new Set(["role.created"]));
@@ -98,20 +100,20 @@ describe("the audit trail in Chromium", () => {
     expect(await newer.isDisabled()).toBe(true);
     await older.focus();
     await page.keyboard.press("Enter");
-    await expect.poll(shownSeqs).toEqual(expected.slice(25));
+    await expect.poll(shownSeqs, WAIT).toEqual(expected.slice(25));
     expect(await caption()).toBe(`Audit events 26–${ROLES}`);
     expect(await older.isDisabled()).toBe(true);
     await assertAccessible(page, "the audit trail, second page");
     await newer.focus();
     await page.keyboard.press("Space");
-    await expect.poll(shownSeqs).toEqual(expected.slice(0, 25));
+    await expect.poll(shownSeqs, WAIT).toEqual(expected.slice(0, 25));
     expect(await caption()).toBe("Audit events 1–25");
 
     // A row's details open from the keyboard: what changed, as JSON.
     const first = page.locator("main table tbody summary").first();
     await first.focus();
     await page.keyboard.press("Enter");
-    await expect.poll(() => page.locator("main table tbody details[open] pre").first().textContent()).toContain("Audited role 29");
+    await expect.poll(() => page.locator("main table tbody details[open] pre").first().textContent(), WAIT).toContain("Audited role 29");
     await assertAccessible(page, "an audit event's details");
   }, 90_000);
 
@@ -119,23 +121,23 @@ describe("the audit trail in Chromium", () => {
     await page.getByLabel("Action").fill("");
     await page.getByLabel("Outcome").selectOption("failure");
     await page.getByRole("button", { name: "Apply filters" }).click();
-    await expect.poll(() => page.url()).toContain("outcome=failure");
+    await expect.poll(() => page.url(), WAIT).toContain("outcome=failure");
     const failures = await restSeqs("outcome=failure");
     expect(failures.length).toBeGreaterThan(0);
-    await expect.poll(shownSeqs).toEqual(failures);
+    await expect.poll(shownSeqs, WAIT).toEqual(failures);
     expect(new Set(await page.locator("main table tbody th code").allTextContents())).toEqual(new Set(["signin.failed"]));
 
     // Until a moment long past: nothing.
     await page.getByLabel("Until").fill("2001-01-01T00:00");
     await page.getByRole("button", { name: "Apply filters" }).click();
-    await expect.poll(() => page.locator("main table tbody").textContent()).toBe("No event matches these filters.");
+    await expect.poll(() => page.locator("main table tbody").textContent(), WAIT).toBe("No event matches these filters.");
     await page.getByRole("button", { name: "Clear filters" }).click();
-    await expect.poll(shownSeqs).toEqual(await restSeqs("limit=25"));
+    await expect.poll(shownSeqs, WAIT).toEqual(await restSeqs("limit=25"));
 
     await page.getByLabel("Action").fill("Not an action!");
     await page.getByRole("button", { name: "Apply filters" }).click();
     const under = page.locator("#action-error");
-    await expect.poll(() => under.textContent()).toMatch(/must be an action such as role_binding\.created/);
+    await expect.poll(() => under.textContent(), WAIT).toMatch(/must be an action such as role_binding\.created/);
     expect(await page.getByLabel("Action").getAttribute("aria-invalid")).toBe("true");
     await page.getByRole("alert").first().waitFor();
     await assertAccessible(page, "the audit trail with a refused filter");
@@ -147,17 +149,17 @@ describe("Settings → Webhooks in Chromium", () => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Settings" }).click();
     await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("heading", { level: 2, name: "Webhooks" }).waitFor();
-    await expect.poll(() => page.getByRole("table", { name: "Webhook endpoints" }).textContent()).toContain("No webhook yet.");
+    await expect.poll(() => page.getByRole("table", { name: "Webhook endpoints" }).textContent(), WAIT).toContain("No webhook yet.");
     await assertAccessible(page, "Settings: webhooks (empty)");
 
     await page.getByRole("button", { name: "Add a webhook" }).click();
-    await expect.poll(() => page.url()).toContain("action=create-webhook");
+    await expect.poll(() => page.url(), WAIT).toContain("action=create-webhook");
     await assertAccessible(page, "the add-webhook dialog");
     await dialog().getByLabel("Endpoint URL").fill(receiver.url);
     await dialog().getByLabel("Event types").fill("role.*");
     await dialog().getByLabel("Description (optional)").fill("Role changes to the SIEM");
     await dialog().getByRole("button", { name: "Add webhook" }).click();
-    await expect.poll(() => dialog().getByRole("heading", { level: 2 }).textContent()).toBe("Webhook added");
+    await expect.poll(() => dialog().getByRole("heading", { level: 2 }).textContent(), WAIT).toBe("Webhook added");
     const secret = (await dialog().getByTestId("secret").textContent())!;
     expect(secret).toMatch(/^whsec_/);
     await dialog().getByRole("button", { name: "Copy signing secret" }).click();
@@ -167,7 +169,7 @@ describe("Settings → Webhooks in Chromium", () => {
     await dialog().getByRole("button", { name: "Done" }).click();
     // Shown once: the list and the API never show it again.
     const table = page.getByRole("table", { name: "Webhook endpoints" });
-    await expect.poll(() => table.textContent()).toContain(receiver.url);
+    await expect.poll(() => table.textContent(), WAIT).toContain(receiver.url);
     expect(await page.locator("main").textContent()).not.toContain(secret);
     expect(JSON.stringify((await h.admin("GET", "/svc/exsvc/webhooks")).body)).not.toContain(secret);
 
@@ -195,19 +197,19 @@ describe("Settings → Webhooks in Chromium", () => {
   it("disables and deletes a webhook after confirmations saying what they affect", async () => {
     const table = page.getByRole("table", { name: "Webhook endpoints" });
     await page.getByRole("button", { name: `Disable ${receiver.url}` }).click();
-    await expect.poll(() => dialog().textContent()).toMatch(/stops posting to it: events of role\.\* .* are not queued for it/);
+    await expect.poll(() => dialog().textContent(), WAIT).toMatch(/stops posting to it: events of role\.\* .* are not queued for it/);
     await assertAccessible(page, "the disable confirmation");
     await dialog().getByRole("button", { name: "Disable webhook" }).click();
     await page.getByRole("status").filter({ hasText: `${receiver.url} is disabled.` }).waitFor();
-    await expect.poll(() => table.getByRole("row", { name: new RegExp(receiver.url) }).textContent()).toContain("disabled");
+    await expect.poll(() => table.getByRole("row", { name: new RegExp(receiver.url) }).textContent(), WAIT).toContain("disabled");
     expect((await h.admin("GET", "/svc/exsvc/webhooks")).body.items[0].status).toBe("disabled");
 
     await page.getByRole("button", { name: `Delete ${receiver.url}` }).click();
-    await expect.poll(() => dialog().textContent()).toMatch(/pending deliveries are dropped unsent and its delivery history and signing secret are deleted/);
+    await expect.poll(() => dialog().textContent(), WAIT).toMatch(/pending deliveries are dropped unsent and its delivery history and signing secret are deleted/);
     await assertAccessible(page, "the delete confirmation");
     await dialog().getByRole("button", { name: "Delete webhook" }).click();
     await page.getByRole("status").filter({ hasText: `${receiver.url} is deleted.` }).waitFor();
-    await expect.poll(() => table.textContent()).toContain("No webhook yet.");
+    await expect.poll(() => table.textContent(), WAIT).toContain("No webhook yet.");
     expect((await h.admin("GET", "/svc/exsvc/webhooks")).body.items).toEqual([]);
   }, 90_000);
 

@@ -31,7 +31,8 @@ export async function signIn(page: Page, h: Harness, who: { email: string; passw
   await page.getByLabel("Email", { exact: true }).fill(who.email);
   await page.getByLabel("Password", { exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).not.toBe("Sign in to Toolgate");
+  // Signing in hashes a password: on a loaded machine it can take seconds.
+  await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 20_000 }).not.toBe("Sign in to Toolgate");
 }
 
 /** Navigates inside the app (no reload: the session lives in memory) by its navigation or a link. */

@@ -135,7 +135,7 @@ export function AuditPage() {
             empty={appliedKey.replaceAll("\u0000", "") ? "No event matches these filters." : "No audit event yet."}
             columns={[
               { header: "When", cell: (e) => <When at={e.occurredAt} /> },
-              { header: "Action", rowHeader: true, cell: (e) => <code>{e.action}</code> },
+              { header: "Action", rowHeader: true, cell: (e) => <code className="nowrap">{e.action}</code> },
               { header: "Actor", cell: (e) => <Party type={e.actorType} id={e.actorId} /> },
               { header: "Target", cell: (e) => (e.targetType ? <Party type={e.targetType} id={e.targetId} /> : <span className="muted">none</span>) },
               { header: "Outcome", cell: (e) => <Badge tone={e.outcome === "success" ? "ok" : "danger"}>{e.outcome}</Badge> },
@@ -157,6 +157,7 @@ export function AuditPage() {
   );
 }
 
+/** A type and the id's first characters (the whole id is in the row's details, and in the title). */
 function Party({ type, id }: { type: string; id: string | null | undefined }) {
   return (
     <>
@@ -164,7 +165,9 @@ function Party({ type, id }: { type: string; id: string | null | undefined }) {
       {id && (
         <>
           {" "}
-          <code className="small">{id}</code>
+          <code className="small" title={id}>
+            {id.length > 12 ? `${id.slice(0, 8)}…` : id}
+          </code>
         </>
       )}
     </>
@@ -185,6 +188,12 @@ function Details({ event }: { event: AuditEvent }) {
         <span className="visually-hidden"> details</span>
       </summary>
       <dl className="facts">
+        <dt>Actor</dt>
+        <dd>
+          {event.actorType.replace("_", " ")} {event.actorId && <code className="small">{event.actorId}</code>}
+        </dd>
+        <dt>Target</dt>
+        <dd>{event.targetType ? <>{event.targetType.replace("_", " ")} {event.targetId && <code className="small">{event.targetId}</code>}</> : "none"}</dd>
         <dt>From</dt>
         <dd>{event.address ?? "unknown"}</dd>
         <dt>Request</dt>

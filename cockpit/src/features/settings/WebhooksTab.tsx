@@ -101,24 +101,24 @@ export function WebhooksTab() {
           actions={(w) => (
             <>
               <button type="button" className="button-small" onClick={() => setAction({ kind: "deliveries", webhook: w })}>
-                Deliveries of {w.url}
+                Deliveries<span className="visually-hidden"> of {w.url}</span>
               </button>
               {writable && (
                 <>
                   <button type="button" className="button-small" disabled={test.isPending} onClick={() => test.mutate(w.id, { onSuccess: () => setNotice(`Test message queued for ${w.url}.`) })}>
-                    Send a test to {w.url}
+                    Send a test<span className="visually-hidden"> to {w.url}</span>
                   </button>
                   {w.status === "active" ? (
                     <button type="button" className="button-small button-danger" onClick={() => setAction({ kind: "disable", webhook: w })}>
-                      Disable {w.url}
+                      Disable<span className="visually-hidden"> {w.url}</span>
                     </button>
                   ) : (
                     <button type="button" className="button-small" onClick={() => setAction({ kind: "enable", webhook: w })}>
-                      Enable {w.url}
+                      Enable<span className="visually-hidden"> {w.url}</span>
                     </button>
                   )}
                   <button type="button" className="button-small button-danger" onClick={() => setAction({ kind: "delete", webhook: w })}>
-                    Delete {w.url}
+                    Delete<span className="visually-hidden"> {w.url}</span>
                   </button>
                 </>
               )}
@@ -293,7 +293,7 @@ function DeliveriesDialog({ webhook, writable, onClose }: { webhook: Webhook; wr
               ? (d) =>
                   d.status === "delivered" || d.status === "dead" ? (
                     <button type="button" className="button-small" disabled={redeliver.isPending} onClick={() => redeliver.mutate(d.id)}>
-                      Redeliver {d.message_id}
+                      Redeliver<span className="visually-hidden"> {d.message_id}</span>
                     </button>
                   ) : null
               : undefined
