@@ -7,6 +7,7 @@
 // - Settings → Webhooks: add one (secret shown once, copied to the clipboard, and it verifies the
 //   signatures of what the endpoint receives), send a test, read its deliveries, disable and delete
 //   with confirmations saying what they affect.
+// - A read-only auditor reads both, with no control that writes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startToolgate, type Harness } from "./helpers/harness";
@@ -211,6 +212,28 @@ describe("Settings → Webhooks in Chromium", () => {
     await page.getByRole("status").filter({ hasText: `${receiver.url} is deleted.` }).waitFor();
     await expect.poll(() => table.textContent(), WAIT).toContain("No webhook yet.");
     expect((await h.admin("GET", "/svc/exsvc/webhooks")).body.items).toEqual([]);
+  }, 90_000);
+
+  it("shows a read-only auditor the trail and the webhooks, with no control that writes", async () => {
+    const auditor = { email: "audra@example.test", password: "audra-password-1" };
+    const u = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: auditor.email, username: "audra", password: auditor.password });
+    expect(u.status, u.text).toBe(201);
+    const m = await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${u.body.id}`, { membership_type: "readonly_auditor" });
+    expect(m.status, m.text).toBe(200);
+    expect((await h.admin("POST", "/svc/exsvc/webhooks", { url: receiver.url, event_types: ["*"] })).status).toBe(201);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await signIn(page, h, auditor);
+    await goToAudit();
+    await expect.poll(shownSeqs, WAIT).toEqual(await restSeqs("limit=25"));
+    await assertAccessible(page, "the audit trail of a read-only auditor");
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Settings" }).click();
+    await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Webhooks" }).click();
+    const table = page.getByRole("table", { name: "Webhook endpoints" });
+    await expect.poll(() => table.textContent(), WAIT).toContain(receiver.url);
+    expect(await page.getByRole("button", { name: "Add a webhook" }).count()).toBe(0);
+    expect(await table.getByRole("button").allTextContents()).toEqual(["Deliveries of " + receiver.url]);
+    await assertAccessible(page, "Settings: webhooks of a read-only auditor");
   }, 90_000);
 
   it("fetched nothing from any other origin, and the browser logged no error", () => {
