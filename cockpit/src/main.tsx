@@ -11,8 +11,8 @@ import "./styles.css";
 const queries = new QueryClient({
   defaultOptions: {
     queries: {
-      // A refusal (4xx) is an answer, not a network glitch: show it at once.
-      retry: (count, e) => !(e instanceof ApiError && e.status >= 400 && e.status < 500) && count < 2,
+      // A refusal (4xx, or a GraphQL error such as BAD_USER_INPUT) is an answer, not a network glitch: show it at once.
+      retry: (count, e) => !(e instanceof ApiError && e.refusal) && count < 2,
       refetchOnWindowFocus: false,
       staleTime: 0,
     },

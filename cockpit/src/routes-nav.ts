@@ -4,5 +4,6 @@ export const navigation: { to: string; label: string; enrolOnly?: boolean }[] = 
   { to: "/applications", label: "Applications" },
   { to: "/clients", label: "Clients and connections" },
   { to: "/people", label: "People and access" },
+  { to: "/audit", label: "Audit trail" },
   { to: "/settings", label: "Settings", enrolOnly: true },
 ];

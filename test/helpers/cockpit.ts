@@ -21,7 +21,7 @@ export function watchErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
-    if (m.type() === "error") errors.push(`console: ${m.text()}`);
+    if (m.type() === "error") errors.push(`console: ${m.text()}${m.location().url ? ` (${m.location().url})` : ""}`);
   });
   return errors;
 }
@@ -31,7 +31,8 @@ export async function signIn(page: Page, h: Harness, who: { email: string; passw
   await page.getByLabel("Email", { exact: true }).fill(who.email);
   await page.getByLabel("Password", { exact: true }).fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent()).not.toBe("Sign in to Toolgate");
+  // Signing in hashes a password: on a loaded machine it can take seconds.
+  await expect.poll(() => page.getByRole("heading", { level: 1 }).textContent(), { timeout: 20_000 }).not.toBe("Sign in to Toolgate");
 }
 
 /** Navigates inside the app (no reload: the session lives in memory) by its navigation or a link. */

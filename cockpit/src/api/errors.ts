@@ -21,6 +21,11 @@ export class ApiError extends Error {
     return m?.[1];
   }
 
+  /** The server refused (a 4xx, or a GraphQL error with a code other than an internal one): an answer, not worth retrying. */
+  get refusal(): boolean {
+    return (this.status >= 400 && this.status < 500) || (this.code !== "INTERNAL_SERVER_ERROR" && this.code !== "HTTP_ERROR" && !this.code.startsWith("HTTP_5"));
+  }
+
   /** The session is over (expired or refused token): the cockpit signs out. */
   get signedOut(): boolean {
     return this.status === 401 && this.code !== "mfa_required";

@@ -1,6 +1,7 @@
 // Settings: the signed-in admin's own second factors (authenticator app with its QR code and
 // recovery codes, passkeys) and the workspace's rule that owners and admins need one
-// (docs/operations.md "Second factors"). Identity providers, trusts and webhooks join as sections.
+// (docs/operations.md "Second factors"); webhooks on their own tab (?tab=webhooks). Identity
+// providers and trusts join as tabs.
 import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { messageOf } from "../../api/errors";
@@ -14,6 +15,7 @@ import { ErrorAlert, Loading, Notice } from "../../components/ErrorAlert";
 import { usePageTitle } from "../../components/Page";
 import { CopyButton } from "../../components/SecretOnce";
 import { CheckboxField, TextField } from "../../components/TextField";
+import { WebhooksTab } from "./WebhooksTab";
 
 interface MfaStatus {
   totp: { enrolled: boolean; confirmed_at: string | null; recovery_codes_left: number };
@@ -26,22 +28,51 @@ interface Passkey {
   last_used_at: string | null;
 }
 const KEY = "settings";
+const TABS = [
+  { id: "mfa", label: "Second factors" },
+  { id: "webhooks", label: "Webhooks" },
+] as const;
 
 export function SettingsPage() {
   usePageTitle("Settings");
   const s = useSignedIn();
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
+  const tabs = s.enrolOnly ? TABS.filter((t) => t.id === "mfa") : TABS;
+  const tab = tabs.find((t) => t.id === params.get("tab"))?.id ?? "mfa";
   return (
     <>
       <h1>Settings</h1>
+      {tabs.length > 1 && (
+        <nav aria-label="Settings" className="tabs">
+          {tabs.map((t) => (
+            <a
+              key={t.id}
+              href={`?tab=${t.id}`}
+              aria-current={t.id === tab ? "page" : undefined}
+              onClick={(e) => {
+                e.preventDefault();
+                setParams({ tab: t.id });
+              }}
+            >
+              {t.label}
+            </a>
+          ))}
+        </nav>
+      )}
       {(s.enrolOnly || params.get("enrol")) && s.enrolOnly && (
         <p className="alert alert-info" role="status">
           This workspace requires a second factor of owners and admins. Add one below, then sign out and sign in again with it: until then the cockpit shows only this page.
         </p>
       )}
-      <Authenticator />
-      <Passkeys />
-      {!s.enrolOnly && <WorkspaceMfaRule />}
+      {tab === "webhooks" ? (
+        <WebhooksTab />
+      ) : (
+        <>
+          <Authenticator />
+          <Passkeys />
+          {!s.enrolOnly && <WorkspaceMfaRule />}
+        </>
+      )}
     </>
   );
 }

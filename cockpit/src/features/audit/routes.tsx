@@ -1,0 +1,3 @@
+import type { RouteObject } from "react-router";
+
+export const auditRoutes: RouteObject[] = [{ path: "audit", lazy: async () => ({ Component: (await import("./AuditPage")).AuditPage }) }];
