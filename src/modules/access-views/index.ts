@@ -7,19 +7,23 @@ import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
 import { AccessSimulationService, type SimulationPorts } from "./simulation";
 import { ApplicationEffectiveAccessService } from "./effective-access";
+import { AccessReadModels } from "./read-models";
 
 export { AccessSimulationService, SIMULATION_CHECKS, type SimulationPorts, type SimulationResult, type SimulationInput, type TraceStep } from "./simulation";
 export { ApplicationEffectiveAccessService, type ApplicationEffectiveAccess } from "./effective-access";
-export { simulationInputSchema, effectiveAccessQuery } from "./schemas";
+export { simulationInputSchema, effectiveAccessQuery, postureQuery, toolExposureQuery, scopesQuery, scopeHoldersQuery, assignmentsQuery, endUserSummaryQuery } from "./schemas";
+export { AccessReadModels, badges } from "./read-models";
 
 export interface AccessViews {
   simulations: AccessSimulationService;
   effectiveAccess: ApplicationEffectiveAccessService;
+  readModels: AccessReadModels;
 }
 
 export function createAccessViews(deps: { db: Db; clock: Clock; ids: IdGenerator; ports: SimulationPorts }): AccessViews {
   return {
     simulations: new AccessSimulationService(deps.db, deps.ports, deps.clock, deps.ids),
     effectiveAccess: new ApplicationEffectiveAccessService(deps.db, deps.ports),
+    readModels: new AccessReadModels(deps.db, deps.ports, deps.clock),
   };
 }
