@@ -312,6 +312,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       client: (clientId) => oauth.clientRegistry.get(clientId),
       connection: (clientId, rsId) => oauth.connectionRegistry.get(clientId, rsId),
     },
+    // "Why did this fail" reads the failures the audit trail records.
+    auditEvents: audit.events,
   });
   return {
     audit,

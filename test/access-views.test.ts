@@ -178,3 +178,33 @@ describe("who may read", () => {
     }
   });
 });
+
+describe("why did this fail", () => {
+  it("the latest sign-in failures of a user and token refusals of a client, from the audit trail, in the simulation's check names", async () => {
+    const ws = h.workspaceId;
+    const login = await h.request("POST", "/svc/uflow/auth/login", { json: { email: "v1@example.test", password: "not the password at all", workspace_id: ws } });
+    expect(login.status).toBe(401);
+    const forUser = await get(`/svc/v1/workspaces/${ws}/recent-failures?user_id=${users[1]}`);
+    expect(forUser.status, forUser.text).toBe(200);
+    expect(forUser.body.items[0]).toMatchObject({ stage: "sign_in", action: "signin.failed", error: null, check: "credentials_valid", count: 1 });
+    expect(forUser.body.items[0].reason).toMatch(/wrong password|no such account/);
+
+    const client = await insertClient(h, { tenantId: ws, allowedScopes: ["files:read"] });
+    for (let i = 0; i < 2; i++) {
+      const refused = await h.request("POST", "/oauth/token", { basic: [client.clientId, "wrong-secret"], form: { grant_type: "client_credentials" } });
+      expect(refused.status).toBe(401);
+    }
+    await h.services.audit.counters.flush();
+    const forClient = await get(`/svc/v1/workspaces/${ws}/recent-failures?client_id=${encodeURIComponent(client.clientId)}`);
+    expect(forClient.status, forClient.text).toBe(200);
+    expect(forClient.body.items).toHaveLength(1);
+    expect(forClient.body.items[0]).toMatchObject({ stage: "client_authentication", error: "invalid_client", check: "client_authenticated", count: 2, grant_type: "client_credentials" });
+
+    expect((await get(`/svc/v1/workspaces/${ws}/recent-failures`)).status).toBe(400);
+    expect((await get(`/svc/v1/workspaces/${ws}/recent-failures?user_id=${users[1]}&client_id=x`)).status).toBe(400);
+    expect((await get(`/svc/v1/workspaces/${ws}/recent-failures?user_id=${users[1]}&limit=51`)).status).toBe(400);
+    const other = await h.createWorkspace("failures-other@example.test");
+    expect((await get(`/svc/v1/workspaces/${ws}/recent-failures?user_id=${users[1]}`, other.token)).status).toBe(403);
+    expect((await get(`/svc/v1/workspaces/${other.workspaceId}/recent-failures?user_id=${users[1]}`, other.token)).body.items).toEqual([]);
+  });
+});

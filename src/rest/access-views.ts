@@ -3,7 +3,7 @@
 // access-views module decides (and checks the role: docs/decisions/0032).
 import { Router } from "express";
 import { z } from "zod";
-import { assignmentsQuery, effectiveAccessQuery, endUserSummaryQuery, postureQuery, scopeHoldersQuery, scopesQuery, simulationInputSchema, toolExposureQuery, type AccessViews } from "../modules/access-views";
+import { assignmentsQuery, effectiveAccessQuery, endUserSummaryQuery, postureQuery, recentFailuresQuery, scopeHoldersQuery, scopesQuery, simulationInputSchema, toolExposureQuery, type AccessViews } from "../modules/access-views";
 import { scopeTokenSchema } from "../modules/resource-servers";
 import { actorOf } from "./admin-auth";
 import { idParams } from "./resource-servers";
@@ -40,6 +40,10 @@ export function accessViewsRouter(views: AccessViews): Router {
   });
   r.get(`${app}/end-user-access-summary`, async (req, res) => {
     res.json(await m.endUserAccessSummary(actorOf(res), parseWith(idParams, req.params).id, parseWith(endUserSummaryQuery, req.query, "query")));
+  });
+  r.get("/svc/v1/workspaces/:workspace_id/recent-failures", async (req, res) => {
+    const { workspace_id } = parseWith(workspaceParams, req.params);
+    res.json(await views.failures.recent(actorOf(res), workspace_id, parseWith(recentFailuresQuery, req.query, "query")));
   });
   return r;
 }

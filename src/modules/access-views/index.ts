@@ -8,22 +8,26 @@ import type { IdGenerator } from "../../shared/ids";
 import { AccessSimulationService, type SimulationPorts } from "./simulation";
 import { ApplicationEffectiveAccessService } from "./effective-access";
 import { AccessReadModels } from "./read-models";
+import { FailureExplanations, type AuditEventsPort } from "./failures";
 
 export { AccessSimulationService, SIMULATION_CHECKS, type SimulationPorts, type SimulationResult, type SimulationInput, type TraceStep } from "./simulation";
 export { ApplicationEffectiveAccessService, type ApplicationEffectiveAccess } from "./effective-access";
-export { simulationInputSchema, effectiveAccessQuery, postureQuery, toolExposureQuery, scopesQuery, scopeHoldersQuery, assignmentsQuery, endUserSummaryQuery } from "./schemas";
+export { simulationInputSchema, effectiveAccessQuery, postureQuery, toolExposureQuery, scopesQuery, scopeHoldersQuery, assignmentsQuery, endUserSummaryQuery, recentFailuresQuery } from "./schemas";
 export { AccessReadModels, badges } from "./read-models";
+export { FailureExplanations, MAX_FAILURES, type FailureItem, type AuditEventsPort } from "./failures";
 
 export interface AccessViews {
   simulations: AccessSimulationService;
   effectiveAccess: ApplicationEffectiveAccessService;
   readModels: AccessReadModels;
+  failures: FailureExplanations;
 }
 
-export function createAccessViews(deps: { db: Db; clock: Clock; ids: IdGenerator; ports: SimulationPorts }): AccessViews {
+export function createAccessViews(deps: { db: Db; clock: Clock; ids: IdGenerator; ports: SimulationPorts; auditEvents: AuditEventsPort }): AccessViews {
   return {
     simulations: new AccessSimulationService(deps.db, deps.ports, deps.clock, deps.ids),
     effectiveAccess: new ApplicationEffectiveAccessService(deps.db, deps.ports),
     readModels: new AccessReadModels(deps.db, deps.ports, deps.clock),
+    failures: new FailureExplanations(deps.auditEvents),
   };
 }
