@@ -13,7 +13,7 @@ import { FailureExplanations, type AuditEventsPort } from "./failures";
 export { AccessSimulationService, SIMULATION_CHECKS, type SimulationPorts, type SimulationResult, type SimulationInput, type TraceStep } from "./simulation";
 export { ApplicationEffectiveAccessService, type ApplicationEffectiveAccess } from "./effective-access";
 export { simulationInputSchema, effectiveAccessQuery, postureQuery, toolExposureQuery, scopesQuery, scopeHoldersQuery, assignmentsQuery, endUserSummaryQuery, recentFailuresQuery } from "./schemas";
-export { AccessReadModels, badges } from "./read-models";
+export { AccessReadModels, badges, type PostureStats } from "./read-models";
 export { FailureExplanations, MAX_FAILURES, type FailureItem, type AuditEventsPort } from "./failures";
 
 export interface AccessViews {

@@ -113,6 +113,16 @@ export class AccessReadModels {
     return { items, count: items.length, next_cursor, workspace: await this.rollUp(tenantId) };
   }
 
+  /**
+   * The posture figures of many applications of the actor's workspace at once (the graph's loader):
+   * the same queries as one page, so N applications cost what one does. Another workspace's id gets
+   * zeros (every query is scoped by the workspace).
+   */
+  async postureFor(actor: Actor, ids: readonly string[]): Promise<Map<string, PostureStats>> {
+    assertCanRead(actor);
+    return this.postureStats(actor.tenantId, [...ids]);
+  }
+
   /** The figures of each application in `ids` (one query per figure, grouped by application). */
   private async postureStats(tenantId: string, ids: string[]) {
     const now = this.clock.now();
@@ -437,6 +447,8 @@ export class AccessReadModels {
     return { application_id: app.id, items, count: items.length, next_cursor };
   }
 }
+
+export type PostureStats = ReturnType<typeof emptyStats>;
 
 function emptyStats() {
   return {
