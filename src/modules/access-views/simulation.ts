@@ -205,7 +205,7 @@ export class AccessSimulationService {
       const roles = facts.allBindings.filter((b) => facts.effectiveBindingIds.has(b.binding_id)).map((b) => ({ role_id: b.role_id, role_name: b.role_name, scopes: b.scopes, via: b.via }));
       step(
         { check: "role_grants_scope", state: heldNeeded ? "ok" : "blocked", detail: { roles, held: facts.held, missing: heldNeeded ? [] : required } },
-        { condition: "missing_role_scope", fix: failed ? null : await this.scopeFix(facts, required) },
+        { condition: "missing_role_scope", fix: failed || heldNeeded ? null : await this.scopeFix(facts, required) },
       );
       if (!c) step({ check: "client_allowed_scope", state: "skipped", reason: "no client_id given" });
       else {
