@@ -200,7 +200,7 @@ describe("property: the simulation agrees with introspection plus the SDK's tool
   const SEED = Number(process.env.SIMULATION_SEED ?? 20261125);
   const ROUNDS = 3;
 
-  it(`over ${ROUNDS} random workspaces (seed ${SEED})`, { timeout: 120_000 }, async () => {
+  it(`over ${ROUNDS} random workspaces (seed ${SEED})`, { timeout: 400_000 }, async () => {
     const r = rng(SEED);
     const server = await readyServer(h);
     expect((await h.admin("POST", `/svc/resource-servers/${server.id}/scopes`, { id: "files:admin", name: "Admin" })).status).toBe(201);
