@@ -100,6 +100,13 @@ describe("access simulation", () => {
     expect(sus.body.failed_condition).toBe("end_user_suspended");
     expect(stateOf(sus.body.decision_trace, "user_active")).toBe("not_evaluated");
     expect(sus.body.effective_scopes).toEqual([]);
+
+    const m = await user();
+    await bind(`/uflow/v2/users/${m.id}`, editor);
+    const patched = await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${m.id}`, { status: "suspended" });
+    expect(patched.status, patched.text).toBe(200);
+    const ms = await simulate({ user_id: m.id, tool_id: toolIds.read_file });
+    expect(ms.body).toMatchObject({ verdict: "denied", failed_condition: "membership_not_active", fix: { kind: "reactivate_membership", user_id: m.id } });
   });
 
   it("a client's connection and allowed scopes are judged as introspection judges them", async () => {
