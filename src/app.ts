@@ -67,6 +67,8 @@ import { notFoundUnlessRouted, requireJsonBody } from "./rest/request-guards";
 import { gatewayPrefixAlias } from "./rest/gateway-prefix";
 import { migrationsRouter } from "./rest/migrations";
 import { MigrationService } from "./modules/operations";
+import { createAccessViews, type AccessViews } from "./modules/access-views";
+import { accessViewsRouter } from "./rest/access-views";
 
 export interface AppDeps {
   config: Config;
@@ -133,6 +135,8 @@ export interface Services {
   integrations: Integrations;
   /** /svc/sdkmgr/agents: AI agents, their credentials and reach. */
   agents: AgentService;
+  /** /svc/v1: read models of who may call what and why, and access simulations (spec capability 7). */
+  accessViews: AccessViews;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -296,10 +300,26 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     retention: new AuditRetention(deps.db, keys, clock, ids, deps.config.publicUrl, deps.config.audit.retentionDays),
   };
   const agents = new AgentService(deps.db, clock, ids, new WorkspaceClients(secretPepper, clock, ids), rbac.bindings);
+  // Simulations decide with introspection's own pieces: the resolver, the client and connection
+  // lookups, and the compiled runtime policy the SDK fetches.
+  const accessViews = createAccessViews({
+    db: deps.db,
+    clock,
+    ids,
+    ports: {
+      resolver,
+      policy: (rsId) => lifecycle.policies.get(rsId),
+      client: (clientId) => oauth.clientRegistry.get(clientId),
+      connection: (clientId, rsId) => oauth.connectionRegistry.get(clientId, rsId),
+    },
+    // "Why did this fail" reads the failures the audit trail records.
+    auditEvents: audit.events,
+  });
   return {
     audit,
     integrations,
     agents,
+    accessViews,
     config: deps.config,
     db: deps.db,
     clock,
@@ -397,6 +417,7 @@ export function createHttpApp(services: Services): Express {
     agentsRouter(services.agents),
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
+    accessViewsRouter(services.accessViews),
   ];
   const { signin } = services;
   const unauthenticated = [

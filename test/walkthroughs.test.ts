@@ -73,6 +73,14 @@ const CONFUSING = [/invalid email or password/, /must be a UUID/, /missing beare
 
 /** Answers a walk-through's doc promises (its `# comments`), checked in its output. */
 const PROMISES: Record<string, RegExp[]> = {
+  "docs/access-explained.md": [
+    /\{"verdict":"denied","failed_condition":"missing_role_scope","required_scopes":\["notes:write"\],"effective_scopes":\["notes:read"\],"fix":"add_binding","role":"Editor"\}/,
+    /\["role_grants_scope","blocked"\]\n\["client_allowed_scope","not_evaluated"\]/,
+    /\{"via":"group:Support","role_name":"Viewer","scopes":\[\{"scope":"notes:read","tools":\["list_notes","read_note","server_time"\]\}\]\}/,
+    /"users_with_access":1\}/,
+    /\{"users_count":1,"holders":\[\{"email":"dana@example.com","via":"group:Support"\}\]\}/,
+    /\{"stage":"sign_in","check":"credentials_valid","reason":"wrong password"\}/,
+  ],
   "README.md": [
     /"active": true,\n {2}"sub": "tgc_/, // step 5: the machine token
     /"scope": "files:read"\n}\n\{\n {2}"active": true,\n {2}"scope": ""\n}/, // the binding removed: no scope

@@ -12,6 +12,7 @@ import type { TenantReader } from "../storage";
 import { CLIENT_STATUSES, type ClientStatus } from "../modules/clients";
 import { ROLE_BINDING_LIST, type EffectiveAccessItem } from "../modules/rbac";
 import { readSetupInputs, type SetupInputs } from "../modules/resource-servers";
+import type { PostureStats } from "../modules/access-views";
 import type { GraphServices } from "./context";
 
 export interface LoaderDeps {
@@ -95,6 +96,11 @@ export function createLoaders(deps: LoaderDeps) {
     /** `roleBindings(subjectType, page).load(subjectId)`: one page of a user's or a group's own bindings. */
     roleBindings: roleBindingsLoaders(deps),
     /** Every binding affecting each user now, through the same service as GET .../effective-access. */
+    /** Access posture per application (tools, drift, clients, users with access, ...): the same batched queries as GET .../posture-summary. */
+    posture: new DataLoader<string, PostureStats>(async (ids) => {
+      const byId = await services.accessViews.readModels.postureFor(actor, ids);
+      return ids.map((id) => byId.get(id)!);
+    }),
     effectiveAccess: new DataLoader<string, EffectiveAccessItem[]>(async (userIds) => {
       const byUser = await services.rbac.effectiveAccess.forUsers(actor, userIds);
       return userIds.map((id) => byUser.get(id) ?? []);

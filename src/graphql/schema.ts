@@ -23,5 +23,7 @@ import "./types/group";
 import "./types/role-binding";
 // The audit trail (docs/audit-and-integrations.md).
 import "./types/audit-event";
+// Access explained: posture, simulations, recent failures (docs/access-explained.md).
+import "./types/access-views";
 
 export const schema = builder.toSchema();

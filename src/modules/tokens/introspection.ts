@@ -122,7 +122,7 @@ export class IntrospectionService {
  * client needs its connection to this server, approved and of the token's workspace: revoking the
  * connection kills the client's tokens for this server only.
  */
-function judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null, connection: TokenConnection | null): IntrospectionResult | undefined {
+export function judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null, connection: TokenConnection | null): IntrospectionResult | undefined {
   if (!client || client.status !== "approved") return INACTIVE;
   if (client.tenantId === null) {
     return connection && connection.status === "approved" && connection.tenantId === claims.tenant_id ? undefined : INACTIVE;

@@ -1,0 +1,481 @@
+// The aggregate read models of the spec's "Aggregate access APIs" (docs/access-explained.md):
+// posture summary, tool exposure, scopes and scope impact, access assignments, end-user access
+// summary. Each is one page (keyset pagination, src/shared/pagination.ts) of its rows, and every
+// figure of a page is computed by the database (GROUP BY / COUNT(DISTINCT), bounded by the page's
+// ids): no table is loaded whole. Raw SQL is used where Prisma cannot express a distinct count
+// across the binding chain; it is plain SQL that SQLite and PostgreSQL both run (quoted
+// identifiers, dates as parameters: the SQLite adapter writes them in the stored format).
+//
+// "Holds" here is the scope resolver's rule, in SQL: a binding of the workspace that has not
+// expired, tenant-wide or scoped to the application, whose role grants the scope on the
+// application, reaching a user directly or through a group, who is an active member and not a
+// suspended end user (src/modules/rbac/scope-resolver.ts). test/access-views.test.ts checks the
+// counts against the resolver.
+import { sqltag as sql, join, empty, raw, type Sql } from "@prisma/client/runtime/client";
+import type { Db } from "../../storage";
+import type { Clock } from "../../shared/clock";
+import { type Actor, assertCanRead, assertSameTenant } from "../../shared/actor";
+import { notFound } from "../../shared/errors";
+import { Keyset, type Page, type PageRequest, FIRST_PAGE } from "../../shared/pagination";
+import type { ScopeResolver } from "../rbac";
+import { findApplication, type ApplicationRow } from "./application";
+import type { RuntimePolicy } from "./simulation";
+
+type MaybePromise<T> = T | Promise<T>;
+const n = (v: unknown) => Number(v ?? 0);
+const DAY_MS = 86_400_000;
+const MAX_NAMES = 50;
+
+export const APPLICATION_LIST = new Keyset<{ createdAt: Date; id: string }>("posture", [
+  { field: "createdAt", dir: "asc", kind: "date" },
+  { field: "id", dir: "asc", kind: "string" },
+], (r) => [r.createdAt, r.id]);
+export const TOOL_LIST = new Keyset<{ name: string; id: string }>("tool-exposure", [
+  { field: "name", dir: "asc", kind: "string" },
+  { field: "id", dir: "asc", kind: "string" },
+], (r) => [r.name, r.id]);
+export const SCOPE_LIST = new Keyset<{ key: string; id: string }>("app-scopes", [
+  { field: "key", dir: "asc", kind: "string" },
+  { field: "id", dir: "asc", kind: "string" },
+], (r) => [r.key, r.id]);
+export const ASSIGNMENT_LIST = new Keyset<{ createdAt: Date; id: string }>("access-assignments", [
+  { field: "createdAt", dir: "asc", kind: "date" },
+  { field: "id", dir: "asc", kind: "string" },
+], (r) => [r.createdAt, r.id]);
+export const END_USER_LIST = new Keyset<{ createdAt: Date; id: string }>("end-user-access", [
+  { field: "createdAt", dir: "asc", kind: "date" },
+  { field: "id", dir: "asc", kind: "string" },
+], (r) => [r.createdAt, r.id]);
+export const HOLDER_LIST = new Keyset<{ userId: string }>("scope-holders", [{ field: "userId", dir: "asc", kind: "string" }], (r) => [r.userId]);
+
+export interface ReadModelPorts {
+  resolver: ScopeResolver;
+  policy(resourceServerId: string): MaybePromise<RuntimePolicy | null>;
+}
+
+/** The binding chain up to the role's grants: bindings that count now on the grant's server. */
+function grantChain(tenantId: string, now: Date, join: Sql = empty): Sql {
+  return sql`FROM "RoleBinding" b
+    JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+    ${join}
+    WHERE b."tenantId" = ${tenantId}
+      AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+}
+
+/** The same chain continued to the users it reaches who may hold anything now (the resolver's isActive). */
+function userChain(tenantId: string, now: Date, join: Sql = empty): Sql {
+  return sql`FROM "RoleBinding" b
+    JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+    ${join}
+    LEFT JOIN "GroupMember" gm ON b."subjectType" = 'group' AND gm."groupId" = b."subjectId" AND gm."tenantId" = b."tenantId"
+    JOIN "Membership" m ON m."tenantId" = b."tenantId" AND m."status" = 'active'
+      AND m."userId" = (CASE WHEN b."subjectType" = 'group' THEN gm."userId" ELSE b."subjectId" END)
+    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
+    WHERE b."tenantId" = ${tenantId} AND b."subjectType" IN ('user', 'group')
+      AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))
+      AND (e."status" IS NULL OR e."status" <> 'suspended')`;
+}
+
+const inList = (column: Sql, ids: readonly string[]) => (ids.length ? sql`AND ${column} IN (${join([...ids])})` : sql`AND 1 = 0`);
+const col = (name: string) => raw(name);
+
+export class AccessReadModels {
+  constructor(
+    private readonly db: Db,
+    private readonly ports: ReadModelPorts,
+    private readonly clock: Clock,
+  ) {}
+
+  // ---------------------------------------------------------------- 1. posture summary
+
+  async postureSummary(actor: Actor, workspaceId: string, page: PageRequest = FIRST_PAGE) {
+    assertCanRead(actor);
+    assertSameTenant(actor, workspaceId);
+    const tenantId = actor.tenantId;
+    const rows = await this.db.resourceServer.findMany({
+      where: APPLICATION_LIST.where({ tenantId, deletedAt: null }, page.cursor) as never,
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: page.limit + 1,
+      select: { id: true, name: true, state: true, scanGeneration: true, createdAt: true },
+    });
+    const { rows: apps, next_cursor } = APPLICATION_LIST.slice(rows, page.limit);
+    const ids = apps.map((a) => a.id);
+    const stats = await this.postureStats(tenantId, ids);
+    const items = apps.map((a) => ({
+      application_id: a.id,
+      name: a.name,
+      state: a.state,
+      badges: badges(a.state, a.scanGeneration),
+      ...stats.get(a.id)!,
+    }));
+    return { items, count: items.length, next_cursor, workspace: await this.rollUp(tenantId) };
+  }
+
+  /**
+   * The posture figures of many applications of the actor's workspace at once (the graph's loader):
+   * the same queries as one page, so N applications cost what one does. Another workspace's id gets
+   * zeros (every query is scoped by the workspace).
+   */
+  async postureFor(actor: Actor, ids: readonly string[]): Promise<Map<string, PostureStats>> {
+    assertCanRead(actor);
+    return this.postureStats(actor.tenantId, [...ids]);
+  }
+
+  /** The figures of each application in `ids` (one query per figure, grouped by application). */
+  private async postureStats(tenantId: string, ids: string[]) {
+    const now = this.clock.now();
+    const soon = new Date(now.getTime() + 7 * DAY_MS);
+    const rsIn = { in: ids };
+    const [toolsByPublic, mapped, changed, drift, clients, connections, users, expiring] = await Promise.all([
+      this.db.tool.groupBy({ by: ["resourceServerId", "isPublic"], where: { tenantId, resourceServerId: rsIn }, _count: { _all: true } }),
+      this.db.tool.groupBy({ by: ["resourceServerId"], where: { tenantId, resourceServerId: rsIn, isPublic: false, scopes: { some: {} } }, _count: { _all: true } }),
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT "resourceServerId" AS k, COUNT(*) AS n FROM "Tool"
+        WHERE "tenantId" = ${tenantId} ${inList(col('"resourceServerId"'), ids)} AND "approvedDefinitionHash" IS NOT NULL
+          AND ("liveDefinitionHash" IS NULL OR "liveDefinitionHash" <> "approvedDefinitionHash") GROUP BY "resourceServerId"`,
+      this.db.driftEvent.groupBy({ by: ["rsId"], where: { tenantId, rsId: rsIn, dismissedAt: null }, _count: { _all: true } }),
+      this.db.client.groupBy({ by: ["resourceServerId", "status"], where: { tenantId, resourceServerId: rsIn }, _count: { _all: true } }),
+      this.db.connection.groupBy({ by: ["resourceServerId", "status"], where: { tenantId, resourceServerId: rsIn }, _count: { _all: true } }),
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now)}
+        ${inList(col('rg."resourceServerId"'), ids)} GROUP BY rg."resourceServerId"`,
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT b."id") AS n ${grantChain(tenantId, now)}
+        AND b."expiresAt" IS NOT NULL AND b."expiresAt" <= ${soon} ${inList(col('rg."resourceServerId"'), ids)} GROUP BY rg."resourceServerId"`,
+    ]);
+    const out = new Map<string, ReturnType<typeof emptyStats>>();
+    for (const id of ids) out.set(id, emptyStats());
+    for (const t of toolsByPublic) {
+      const s = out.get(t.resourceServerId)!;
+      s.tools.total += t._count._all;
+      if (t.isPublic) s.tools.public += t._count._all;
+    }
+    for (const t of mapped) out.get(t.resourceServerId)!.tools.mapped = t._count._all;
+    for (const s of out.values()) s.tools.unmapped = s.tools.total - s.tools.public - s.tools.mapped;
+    for (const c of changed) out.get(c.k)!.tools.pinned_definition_changed = n(c.n);
+    for (const d of drift) out.get(d.rsId)!.open_drift_events = d._count._all;
+    for (const c of clients) if (c.resourceServerId) bump(out.get(c.resourceServerId)!.clients.prereg, c.status, c._count._all);
+    for (const c of connections) {
+      const s = out.get(c.resourceServerId)!;
+      bump(s.clients.connected, c.status, c._count._all);
+      if (c.status === "pending") s.pending_access_requests = c._count._all;
+    }
+    for (const u of users) out.get(u.k)!.users_with_access = n(u.n);
+    for (const e of expiring) out.get(e.k)!.bindings_expiring_7d = n(e.n);
+    return out;
+  }
+
+  private async rollUp(tenantId: string) {
+    const now = this.clock.now();
+    const soon = new Date(now.getTime() + 7 * DAY_MS);
+    const live = { tenantId, resourceServer: { deletedAt: null } };
+    const [states, tools, publicTools, mapped, drift, pending, users, expiring] = await Promise.all([
+      this.db.resourceServer.groupBy({ by: ["state"], where: { tenantId, deletedAt: null }, _count: { _all: true } }),
+      this.db.tool.count({ where: live }),
+      this.db.tool.count({ where: { ...live, isPublic: true } }),
+      this.db.tool.count({ where: { ...live, isPublic: false, scopes: { some: {} } } }),
+      this.db.driftEvent.count({ where: { tenantId, dismissedAt: null, resourceServer: { deletedAt: null } } }),
+      this.db.connection.count({ where: { tenantId, status: "pending" } }),
+      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now)}`,
+      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT b."id") AS n ${grantChain(tenantId, now)} AND b."expiresAt" IS NOT NULL AND b."expiresAt" <= ${soon}`,
+    ]);
+    const byState = Object.fromEntries(states.map((s) => [s.state, s._count._all]));
+    return {
+      applications: states.reduce((a, s) => a + s._count._all, 0),
+      applications_by_state: byState,
+      not_launched: states.filter((s) => s.state !== "ready").reduce((a, s) => a + s._count._all, 0),
+      tools: { total: tools, public: publicTools, mapped, unmapped: tools - publicTools - mapped },
+      open_drift_events: drift,
+      pending_access_requests: pending,
+      users_with_access: n(users[0]?.n),
+      bindings_expiring_7d: n(expiring[0]?.n),
+    };
+  }
+
+  // ---------------------------------------------------------------- 2. tool exposure
+
+  async toolExposure(actor: Actor, applicationId: string, page: PageRequest = FIRST_PAGE) {
+    assertCanRead(actor);
+    const tenantId = actor.tenantId;
+    const app = await findApplication(this.db, tenantId, applicationId);
+    const rows = await this.db.tool.findMany({
+      where: TOOL_LIST.where({ tenantId, resourceServerId: app.id }, page.cursor) as never,
+      orderBy: [{ name: "asc" }, { id: "asc" }],
+      take: page.limit + 1,
+      select: { id: true, name: true, isPublic: true, approvedDefinitionHash: true, liveDefinitionHash: true, scopes: { select: { scope: { select: { key: true } } } } },
+    });
+    const { rows: tools, next_cursor } = TOOL_LIST.slice(rows, page.limit);
+    const ids = tools.map((t) => t.id);
+    const now = this.clock.now();
+    const toolScopes = sql`JOIN "Scope" s ON s."resourceServerId" = rg."resourceServerId" AND s."key" = rg."scopeKey"
+      JOIN "ToolScope" ts ON ts."scopeId" = s."id"`;
+    const [users, subjects, roleGrants, clients] = await Promise.all([
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT ts."toolId" AS k, COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now, toolScopes)}
+        AND rg."resourceServerId" = ${app.id} ${inList(col('ts."toolId"'), ids)} GROUP BY ts."toolId"`,
+      this.db.$queryRaw<{ k: string; t: string; n: bigint }[]>`SELECT ts."toolId" AS k, b."subjectType" AS t, COUNT(DISTINCT b."subjectId") AS n ${grantChain(tenantId, now, toolScopes)}
+        AND rg."resourceServerId" = ${app.id} ${inList(col('ts."toolId"'), ids)} GROUP BY ts."toolId", b."subjectType"`,
+      this.db.roleGrant.findMany({
+        where: { tenantId, resourceServerId: app.id, scopeKey: { in: [...new Set(tools.flatMap((t) => t.scopes.map((s) => s.scope.key)))] } },
+        select: { scopeKey: true, role: { select: { id: true, name: true } } },
+        orderBy: [{ role: { name: "asc" } }, { roleId: "asc" }],
+      }),
+      this.appClients(tenantId, app.id),
+    ]);
+    const userCount = new Map(users.map((u) => [u.k, n(u.n)]));
+    const subjectCount = new Map(subjects.map((s) => [`${s.k} ${s.t}`, n(s.n)]));
+    const items = tools.map((t) => {
+      const scopes = t.scopes.map((s) => s.scope.key).sort();
+      const roles = uniqueBy(roleGrants.filter((g) => scopes.includes(g.scopeKey)).map((g) => ({ role_id: g.role.id, role_name: g.role.name })), (r) => r.role_id);
+      const byAllowed = clients.filter((c) => c.allowedScopes.some((s) => scopes.includes(s))).length;
+      return {
+        tool_id: t.id,
+        name: t.name,
+        scopes,
+        public: t.isPublic,
+        mapped: t.isPublic || scopes.length > 0,
+        definition_changed: t.approvedDefinitionHash !== null && t.liveDefinitionHash !== t.approvedDefinitionHash,
+        users: userCount.get(t.id) ?? 0,
+        groups: subjectCount.get(`${t.id} group`) ?? 0,
+        clients: byAllowed + (subjectCount.get(`${t.id} service_account`) ?? 0),
+        roles,
+      };
+    });
+    return { application_id: app.id, application_state: app.state, items, count: items.length, next_cursor };
+  }
+
+  /** The application's approved pre-registered clients (its own and the workspace-wide ones) with their allowed scopes. */
+  private async appClients(tenantId: string, rsId: string): Promise<{ id: string; allowedScopes: string[] }[]> {
+    const rows = await this.db.client.findMany({
+      where: { tenantId, status: "approved", OR: [{ resourceServerId: rsId }, { resourceServerId: null }] },
+      select: { id: true, allowedScopes: true },
+      take: 10_000,
+    });
+    return rows.map((r) => ({ id: r.id, allowedScopes: Array.isArray(r.allowedScopes) ? (r.allowedScopes as string[]) : [] }));
+  }
+
+  // ---------------------------------------------------------------- 3. scopes and scope impact
+
+  async scopes(actor: Actor, applicationId: string, page: PageRequest = FIRST_PAGE) {
+    assertCanRead(actor);
+    const tenantId = actor.tenantId;
+    const app = await findApplication(this.db, tenantId, applicationId);
+    const rows = await this.db.scope.findMany({
+      where: SCOPE_LIST.where({ tenantId, resourceServerId: app.id }, page.cursor) as never,
+      orderBy: [{ key: "asc" }, { id: "asc" }],
+      take: page.limit + 1,
+      select: { id: true, key: true, name: true, description: true },
+    });
+    const { rows: scopes, next_cursor } = SCOPE_LIST.slice(rows, page.limit);
+    const facts = await this.scopeFacts(tenantId, app, scopes.map((s) => s.key));
+    const items = scopes.map((s) => ({ scope_id: s.key, name: s.name, description: s.description, ...facts.get(s.key)! }));
+    return { application_id: app.id, items, count: items.length, next_cursor };
+  }
+
+  private async scopeFacts(tenantId: string, app: ApplicationRow, keys: string[]) {
+    const now = this.clock.now();
+    const [tools, toolCounts, roles, users] = await Promise.all([
+      this.db.toolScope.findMany({
+        where: { tenantId, resourceServerId: app.id, scope: { key: { in: keys } } },
+        select: { scope: { select: { key: true } }, tool: { select: { id: true, name: true, isPublic: true } } },
+        orderBy: [{ tool: { name: "asc" } }],
+        take: keys.length * MAX_NAMES,
+      }),
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT s."key" AS k, COUNT(*) AS n FROM "ToolScope" ts JOIN "Scope" s ON s."id" = ts."scopeId"
+        WHERE s."resourceServerId" = ${app.id} AND s."tenantId" = ${tenantId} ${inList(col('s."key"'), keys)} GROUP BY s."key"`,
+      this.db.roleGrant.findMany({ where: { tenantId, resourceServerId: app.id, scopeKey: { in: keys } }, select: { scopeKey: true, role: { select: { id: true, name: true } } }, orderBy: [{ role: { name: "asc" } }] }),
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."scopeKey" AS k, COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now)}
+        AND rg."resourceServerId" = ${app.id} ${inList(col('rg."scopeKey"'), keys)} GROUP BY rg."scopeKey"`,
+    ]);
+    const out = new Map<string, { tools: { tool_id: string; name: string }[]; tools_count: number; roles: { role_id: string; role_name: string }[]; users_count: number }>();
+    for (const k of keys) out.set(k, { tools: [], tools_count: 0, roles: [], users_count: 0 });
+    for (const t of tools) {
+      const f = out.get(t.scope.key)!;
+      if (f.tools.length < MAX_NAMES) f.tools.push({ tool_id: t.tool.id, name: t.tool.name });
+    }
+    for (const c of toolCounts) out.get(c.k)!.tools_count = n(c.n);
+    for (const r of roles) out.get(r.scopeKey)!.roles.push({ role_id: r.role.id, role_name: r.role.name });
+    for (const u of users) out.get(u.k)!.users_count = n(u.n);
+    return out;
+  }
+
+  /** One scope: what it unlocks, who grants it, and a page of the users holding it with what through. */
+  async scopeImpact(actor: Actor, applicationId: string, scopeKey: string, page: PageRequest = FIRST_PAGE) {
+    assertCanRead(actor);
+    const tenantId = actor.tenantId;
+    const app = await findApplication(this.db, tenantId, applicationId);
+    const scope = await this.db.scope.findFirst({ where: { tenantId, resourceServerId: app.id, key: scopeKey }, select: { key: true, name: true, description: true } });
+    if (!scope) throw notFound("scope");
+    const now = this.clock.now();
+    const after = page.cursor ? sql`AND m."userId" > ${page.cursor.values[0] as string}` : empty;
+    const [facts, holders] = await Promise.all([
+      this.scopeFacts(tenantId, app, [scope.key]),
+      this.db.$queryRaw<{ userId: string }[]>`SELECT DISTINCT m."userId" AS "userId" ${userChain(tenantId, now)}
+        AND rg."resourceServerId" = ${app.id} AND rg."scopeKey" = ${scope.key} ${after}
+        ORDER BY m."userId" ASC LIMIT ${page.limit + 1}`,
+    ]);
+    const { rows, next_cursor } = HOLDER_LIST.slice(holders, page.limit);
+    const userIds = rows.map((r) => r.userId);
+    // Through what: the bindings of this page's users (direct or through a group) whose role grants the scope here.
+    const [users, memberOf] = await Promise.all([
+      this.db.user.findMany({ where: { tenantId, id: { in: userIds } }, select: { id: true, email: true } }),
+      this.db.groupMember.findMany({ where: { tenantId, userId: { in: userIds } }, select: { userId: true, groupId: true, group: { select: { name: true } } } }),
+    ]);
+    const bindings = await this.db.roleBinding.findMany({
+      where: {
+        tenantId,
+        role: { grants: { some: { resourceServerId: app.id, scopeKey: scope.key } } },
+        AND: [
+          { OR: [{ subjectType: "user", subjectId: { in: userIds } }, { subjectType: "group", subjectId: { in: [...new Set(memberOf.map((g) => g.groupId))] } }] },
+          { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+          { OR: [{ scopeType: null }, { scopeType: "*" }, { scopeType: "resource_server", scopeId: app.id }] },
+        ],
+      },
+      select: { id: true, subjectType: true, subjectId: true, expiresAt: true, role: { select: { id: true, name: true } } },
+    });
+    const email = new Map(users.map((u) => [u.id, u.email]));
+    const items = userIds.map((userId) => {
+      const groups = memberOf.filter((g) => g.userId === userId);
+      const through = bindings
+        .filter((b) => (b.subjectType === "user" ? b.subjectId === userId : groups.some((g) => g.groupId === b.subjectId)))
+        .map((b) => ({
+          binding_id: b.id,
+          via: b.subjectType === "user" ? "direct" : `group:${groups.find((g) => g.groupId === b.subjectId)?.group.name ?? b.subjectId}`,
+          role_id: b.role.id,
+          role_name: b.role.name,
+          expires_at: b.expiresAt?.toISOString() ?? null,
+        }));
+      return { user_id: userId, email: email.get(userId) ?? null, through };
+    });
+    return { application_id: app.id, scope_id: scope.key, name: scope.name, description: scope.description, ...facts.get(scope.key)!, users: { items, count: items.length, next_cursor } };
+  }
+
+  // ---------------------------------------------------------------- 4. access assignments
+
+  async accessAssignments(actor: Actor, applicationId: string, page: PageRequest = FIRST_PAGE) {
+    assertCanRead(actor);
+    const tenantId = actor.tenantId;
+    const app = await findApplication(this.db, tenantId, applicationId);
+    const rows = await this.db.roleBinding.findMany({
+      where: ASSIGNMENT_LIST.where(
+        {
+          tenantId,
+          role: { grants: { some: { resourceServerId: app.id } } },
+          OR: [{ scopeType: null }, { scopeType: "*" }, { scopeType: "resource_server", scopeId: app.id }],
+        },
+        page.cursor,
+      ) as never,
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: page.limit + 1,
+      select: {
+        id: true, subjectType: true, subjectId: true, scopeType: true, scopeId: true, expiresAt: true, source: true, createdAt: true, createdBy: true,
+        role: { select: { id: true, name: true, grants: { where: { resourceServerId: app.id }, select: { scopeKey: true } } } },
+      },
+    });
+    const { rows: page_, next_cursor } = ASSIGNMENT_LIST.slice(rows, page.limit);
+    const ids = (t: string) => page_.filter((b) => b.subjectType === t).map((b) => b.subjectId);
+    const [users, groups, clients] = await Promise.all([
+      this.db.user.findMany({ where: { tenantId, id: { in: [...ids("user"), ...page_.flatMap((b) => (b.createdBy ? [b.createdBy] : []))] } }, select: { id: true, email: true } }),
+      this.db.group.findMany({ where: { tenantId, id: { in: ids("group") } }, select: { id: true, name: true } }),
+      this.db.client.findMany({ where: { tenantId, id: { in: ids("service_account") } }, select: { id: true, clientId: true, clientName: true } }),
+    ]);
+    const userEmail = new Map(users.map((u) => [u.id, u.email]));
+    const groupName = new Map(groups.map((g) => [g.id, g.name]));
+    const client = new Map(clients.map((c) => [c.id, c]));
+    const now = this.clock.now().getTime();
+    const items = page_.map((b) => ({
+      binding_id: b.id,
+      subject: b.subjectType,
+      subject_id: b.subjectId,
+      subject_name: b.subjectType === "user" ? (userEmail.get(b.subjectId) ?? null) : b.subjectType === "group" ? (groupName.get(b.subjectId) ?? null) : (client.get(b.subjectId)?.clientName ?? null),
+      ...(b.subjectType === "service_account" ? { client_id: client.get(b.subjectId)?.clientId ?? null } : {}),
+      role_id: b.role.id,
+      role_name: b.role.name,
+      scopes: b.role.grants.map((g) => g.scopeKey).sort(),
+      scope_type: b.scopeType,
+      scope_id: b.scopeId,
+      expires_at: b.expiresAt?.toISOString() ?? null,
+      expired: b.expiresAt !== null && b.expiresAt.getTime() <= now,
+      source: b.source,
+      granted_by: b.createdBy,
+      granted_by_email: b.createdBy ? (userEmail.get(b.createdBy) ?? null) : null,
+      granted_at: b.createdAt.toISOString(),
+    }));
+    return { application_id: app.id, items, count: items.length, next_cursor };
+  }
+
+  // ---------------------------------------------------------------- 5. end-user access summary
+
+  async endUserAccessSummary(actor: Actor, applicationId: string, page: PageRequest = FIRST_PAGE) {
+    assertCanRead(actor);
+    const tenantId = actor.tenantId;
+    const app = await findApplication(this.db, tenantId, applicationId);
+    const rows = await this.db.membership.findMany({
+      where: END_USER_LIST.where({ tenantId }, page.cursor) as never,
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: page.limit + 1,
+      select: { id: true, userId: true, status: true, createdAt: true, user: { select: { email: true } } },
+    });
+    const { rows: members, next_cursor } = END_USER_LIST.slice(rows, page.limit);
+    const userIds = members.map((m) => m.userId);
+    const { resolver } = this.ports;
+    const [endUsers, lastTokens, policy, held, bindings] = await Promise.all([
+      this.db.endUserState.findMany({ where: { tenantId, userId: { in: userIds } }, select: { userId: true, status: true } }),
+      this.db.refreshToken.groupBy({ by: ["userId"], where: { tenantId, resource: app.resourceUrl, userId: { in: userIds } }, _max: { createdAt: true } }),
+      this.ports.policy(app.id),
+      Promise.all(members.map((m) => resolver.userScopes(tenantId, app.id, m.userId))),
+      Promise.all(members.map((m) => resolver.effectiveBindings({ tenantId, resourceServerId: app.id, subject: { type: "user", id: m.userId } }))),
+    ]);
+    const roleIds = [...new Set(bindings.flat().map((b) => b.roleId))];
+    const roleNames = new Map((await this.db.role.findMany({ where: { tenantId, id: { in: roleIds } }, select: { id: true, name: true } })).map((r) => [r.id, r.name]));
+    const endUser = new Map(endUsers.map((e) => [e.userId, e.status]));
+    const last = new Map(lastTokens.map((t) => [t.userId, t._max.createdAt]));
+    const matrix = policy?.document.policy_complete ? policy.document.scope_matrix : {};
+    const items = members.map((m, i) => {
+      const scopes = held[i] ? [...held[i]!].sort() : [];
+      const tools = held[i] ? Object.entries(matrix).filter(([, needs]) => needs.length === 0 || needs.some((s) => held[i]!.has(s))).map(([name]) => name) : [];
+      return {
+        user_id: m.userId,
+        email: m.user.email,
+        membership_status: m.status,
+        end_user_status: endUser.get(m.userId) ?? "active",
+        active: held[i] !== null,
+        scopes,
+        tools,
+        via: bindings[i]!.map((b) => ({ binding_id: b.id, subject: b.subjectType, role_id: b.roleId, role_name: roleNames.get(b.roleId) ?? null, expires_at: b.expiresAtMs === null ? null : new Date(b.expiresAtMs).toISOString() })),
+        last_token_issued_at: last.get(m.userId)?.toISOString() ?? null,
+      };
+    });
+    return { application_id: app.id, items, count: items.length, next_cursor };
+  }
+}
+
+export type PostureStats = ReturnType<typeof emptyStats>;
+
+function emptyStats() {
+  return {
+    tools: { total: 0, mapped: 0, public: 0, unmapped: 0, pinned_definition_changed: 0 },
+    open_drift_events: 0,
+    clients: { prereg: {} as Record<string, number>, connected: {} as Record<string, number> },
+    pending_access_requests: 0,
+    users_with_access: 0,
+    bindings_expiring_7d: 0,
+  };
+}
+
+function bump(into: Record<string, number>, key: string, by: number) {
+  into[key] = (into[key] ?? 0) + by;
+}
+
+/** The spec's two derived badges (Applications screen). */
+export function badges(state: string, scanGeneration: number): string[] {
+  const out: string[] = [];
+  if (state === "needs_setup" && scanGeneration > 0) out.push("discovered");
+  if (state !== "ready") out.push("not_launched");
+  return out;
+}
+
+function uniqueBy<T>(xs: T[], key: (x: T) => string): T[] {
+  const seen = new Set<string>();
+  return xs.filter((x) => (seen.has(key(x)) ? false : (seen.add(key(x)), true)));
+}
+
+export type { Page };
