@@ -67,6 +67,8 @@ import { notFoundUnlessRouted, requireJsonBody } from "./rest/request-guards";
 import { gatewayPrefixAlias } from "./rest/gateway-prefix";
 import { migrationsRouter } from "./rest/migrations";
 import { MigrationService } from "./modules/operations";
+import { createAuthZen, type AuthZenService } from "./modules/authzen";
+import { authzenRouter } from "./rest/authzen";
 
 export interface AppDeps {
   config: Config;
@@ -133,6 +135,8 @@ export interface Services {
   integrations: Integrations;
   /** /svc/sdkmgr/agents: AI agents, their credentials and reach. */
   agents: AgentService;
+  /** AuthZEN 1.0 decisions for resource servers (/access/v1/evaluation[s]). */
+  authzen: AuthZenService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -296,10 +300,18 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     retention: new AuditRetention(deps.db, keys, clock, ids, deps.config.publicUrl, deps.config.audit.retentionDays),
   };
   const agents = new AgentService(deps.db, clock, ids, new WorkspaceClients(secretPepper, clock, ids), rbac.bindings);
+  const authzen = createAuthZen({
+    policy: (rs) => lifecycle.runtime.policy(rs),
+    resolver: rbac.resolver,
+    clients: oauth.clientRegistry,
+    connections: connectionRegistry,
+    publicUrl: deps.config.publicUrl,
+  });
   return {
     audit,
     integrations,
     agents,
+    authzen,
     config: deps.config,
     db: deps.db,
     clock,
@@ -375,6 +387,8 @@ export function createHttpApp(services: Services): Express {
   services.metrics.readRegistrations({ service: services.registration.stats, http: registration.stats });
   app.use(registration.router);
   app.use(discoveryRouter(services.oauth.metadata, services.oauth.openIdConfiguration, services.keys));
+  // AuthZEN 1.0 decisions (Basic rs_id secret; own JSON parser) and its PDP metadata.
+  app.use(authzenRouter(services.authzen, services.registry));
 
   // Admin routers (admin JWT; every router serving /svc or /uflow below belongs here or in
   // `unauthenticated`: the 404 guard knows only these). Routers that authenticate differently
