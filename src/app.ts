@@ -69,6 +69,8 @@ import { migrationsRouter } from "./rest/migrations";
 import { MigrationService } from "./modules/operations";
 import { createAuthZen, type AuthZenService } from "./modules/authzen";
 import { authzenRouter } from "./rest/authzen";
+import { EvidenceService } from "./modules/evidence";
+import { evidenceRouter } from "./rest/evidence";
 
 export interface AppDeps {
   config: Config;
@@ -137,6 +139,8 @@ export interface Services {
   agents: AgentService;
   /** AuthZEN 1.0 decisions for resource servers (/access/v1/evaluation[s]). */
   authzen: AuthZenService;
+  /** Signed evidence exports of an application's access (/svc/v1/applications/:id/evidence-exports). */
+  evidence: EvidenceService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -307,11 +311,25 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     connections: connectionRegistry,
     publicUrl: deps.config.publicUrl,
   });
+  const evidence = new EvidenceService({
+    db: deps.db,
+    clock,
+    ids,
+    keys,
+    publicUrl: deps.config.publicUrl,
+    findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
+    policyEtag: async (id) => {
+      const rs = await registry.get(id);
+      return rs ? (await lifecycle.runtime.policy(rs)).etag : null;
+    },
+    lockApplication: (tx, tenantId, rsId) => resourceServers.lockForWrite(tx as Tx, tenantId, rsId),
+  });
   return {
     audit,
     integrations,
     agents,
     authzen,
+    evidence,
     config: deps.config,
     db: deps.db,
     clock,
@@ -409,6 +427,7 @@ export function createHttpApp(services: Services): Express {
     auditEventsRouter(services.audit.events),
     integrationsRouter(services.integrations),
     agentsRouter(services.agents),
+    evidenceRouter(services.evidence),
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
   ];
