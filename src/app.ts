@@ -71,6 +71,8 @@ import { createAuthZen, type AuthZenService } from "./modules/authzen";
 import { authzenRouter } from "./rest/authzen";
 import { EvidenceService } from "./modules/evidence";
 import { evidenceRouter } from "./rest/evidence";
+import { AccessChangeService } from "./modules/access-changes";
+import { accessChangesRouter } from "./rest/access-changes";
 
 export interface AppDeps {
   config: Config;
@@ -141,6 +143,8 @@ export interface Services {
   authzen: AuthZenService;
   /** Signed evidence exports of an application's access (/svc/v1/applications/:id/evidence-exports). */
   evidence: EvidenceService;
+  /** Access change previews (/svc/v1/applications/:id/access-change-previews); previewChange for the simulation's fix. */
+  accessChanges: AccessChangeService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -330,6 +334,13 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     agents,
     authzen,
     evidence,
+    accessChanges: new AccessChangeService({
+      db: deps.db,
+      resolver: rbac.resolver,
+      clock,
+      findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
+      policy: async (id) => (await lifecycle.policies.get(id))?.document ?? null,
+    }),
     config: deps.config,
     db: deps.db,
     clock,
@@ -428,6 +439,7 @@ export function createHttpApp(services: Services): Express {
     integrationsRouter(services.integrations),
     agentsRouter(services.agents),
     evidenceRouter(services.evidence),
+    accessChangesRouter(services.accessChanges),
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
   ];
