@@ -13,7 +13,7 @@ import type { IdGenerator } from "../../shared/ids";
 import { type Actor, assertCanRead } from "../../shared/actor";
 import { notFound } from "../../shared/errors";
 import type { Page, PageRequest } from "../../shared/pagination";
-import { recordAuditEvent } from "../audit";
+import { AUDIT_ACTIONS, recordAuditEvent } from "../audit";
 import type { KeyStore } from "../tokens";
 import { SIGNING_ALG } from "../tokens";
 import { COLUMNS, accessRows, applicationFacts } from "./snapshot";
@@ -22,7 +22,7 @@ import { EVIDENCE_FORMAT, EVIDENCE_JWS_TYP, MANIFEST_FILE, SIGNATURE_FILE, manif
 import { EVIDENCE_LIST } from "./schemas";
 import { toExportView, type EvidenceExportView } from "./views";
 
-export const EVIDENCE_EXPORT_CREATED = "evidence_export.created";
+export const EVIDENCE_EXPORT_CREATED = AUDIT_ACTIONS.evidenceExported;
 
 export interface EvidenceDeps {
   db: Db;
