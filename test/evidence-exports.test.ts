@@ -263,9 +263,13 @@ describe("scale", () => {
   it("an export of several pages of users and several chunks per file is still byte-identical and verifies", async () => {
     const n = 1200;
     const ids = Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`);
-    await h.db.user.createMany({ data: ids.map((id, i) => ({ id, tenantId: h.workspaceId, email: `bulk${i}@example.test`, username: `bulk${i}` })) });
-    await h.db.membership.createMany({ data: ids.map((userId) => ({ tenantId: h.workspaceId, userId })) });
-    await h.db.roleBinding.createMany({ data: ids.map((subjectId) => ({ tenantId: h.workspaceId, roleId: reader, subjectType: "user", subjectId })) });
+    // In batches: each write is an audited unit of work, and one of 1,200 rows can outlast a busy machine's transaction timeout.
+    for (let at = 0; at < n; at += 200) {
+      const batch = ids.slice(at, at + 200);
+      await h.db.user.createMany({ data: batch.map((id) => ({ id, tenantId: h.workspaceId, email: `bulk${id.slice(-6)}@example.test`, username: `bulk${id.slice(-6)}` })) });
+      await h.db.membership.createMany({ data: batch.map((userId) => ({ tenantId: h.workspaceId, userId })) });
+      await h.db.roleBinding.createMany({ data: batch.map((subjectId) => ({ tenantId: h.workspaceId, roleId: reader, subjectType: "user", subjectId })) });
+    }
     const a = await createExport();
     const b = await createExport();
     expect(a.manifest.files[0].rows).toBeGreaterThan(2 * n);
