@@ -69,6 +69,12 @@ import { migrationsRouter } from "./rest/migrations";
 import { MigrationService } from "./modules/operations";
 import { createAccessViews, type AccessViews } from "./modules/access-views";
 import { accessViewsRouter } from "./rest/access-views";
+import { createAuthZen, type AuthZenService } from "./modules/authzen";
+import { authzenRouter } from "./rest/authzen";
+import { EvidenceService } from "./modules/evidence";
+import { evidenceRouter } from "./rest/evidence";
+import { AccessChangeService } from "./modules/access-changes";
+import { accessChangesRouter } from "./rest/access-changes";
 
 export interface AppDeps {
   config: Config;
@@ -137,6 +143,12 @@ export interface Services {
   agents: AgentService;
   /** /svc/v1: read models of who may call what and why, and access simulations (spec capability 7). */
   accessViews: AccessViews;
+  /** AuthZEN 1.0 decisions for resource servers (/access/v1/evaluation[s]). */
+  authzen: AuthZenService;
+  /** Signed evidence exports of an application's access (/svc/v1/applications/:id/evidence-exports). */
+  evidence: EvidenceService;
+  /** Access change previews (/svc/v1/applications/:id/access-change-previews); previewChange for the simulation's fix. */
+  accessChanges: AccessChangeService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -315,11 +327,40 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     // "Why did this fail" reads the failures the audit trail records.
     auditEvents: audit.events,
   });
+  const authzen = createAuthZen({
+    policy: (rs) => lifecycle.runtime.policy(rs),
+    resolver: rbac.resolver,
+    clients: oauth.clientRegistry,
+    connections: connectionRegistry,
+    publicUrl: deps.config.publicUrl,
+  });
+  const evidence = new EvidenceService({
+    db: deps.db,
+    clock,
+    ids,
+    keys,
+    publicUrl: deps.config.publicUrl,
+    findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
+    policyEtag: async (id) => {
+      const rs = await registry.get(id);
+      return rs ? (await lifecycle.runtime.policy(rs)).etag : null;
+    },
+    lockApplication: (tx, tenantId, rsId) => resourceServers.lockForWrite(tx as Tx, tenantId, rsId),
+  });
   return {
     audit,
     integrations,
     agents,
     accessViews,
+    authzen,
+    evidence,
+    accessChanges: new AccessChangeService({
+      db: deps.db,
+      resolver: rbac.resolver,
+      clock,
+      findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
+      policy: async (id) => (await lifecycle.policies.get(id))?.document ?? null,
+    }),
     config: deps.config,
     db: deps.db,
     clock,
@@ -395,6 +436,8 @@ export function createHttpApp(services: Services): Express {
   services.metrics.readRegistrations({ service: services.registration.stats, http: registration.stats });
   app.use(registration.router);
   app.use(discoveryRouter(services.oauth.metadata, services.oauth.openIdConfiguration, services.keys));
+  // AuthZEN 1.0 decisions (Basic rs_id secret; own JSON parser) and its PDP metadata.
+  app.use(authzenRouter(services.authzen, services.registry));
 
   // Admin routers (admin JWT; every router serving /svc or /uflow below belongs here or in
   // `unauthenticated`: the 404 guard knows only these). Routers that authenticate differently
@@ -415,6 +458,8 @@ export function createHttpApp(services: Services): Express {
     auditEventsRouter(services.audit.events),
     integrationsRouter(services.integrations),
     agentsRouter(services.agents),
+    evidenceRouter(services.evidence),
+    accessChangesRouter(services.accessChanges),
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
     accessViewsRouter(services.accessViews),

@@ -65,6 +65,8 @@ const OWNERS: Record<string, string> = {
   webhookDelivery: "integrations",
   eventCursor: "integrations",
   agent: "agents",
+  evidenceExport: "evidence",
+  evidenceChunk: "evidence",
 };
 
 describe("architecture", () => {

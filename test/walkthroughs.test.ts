@@ -117,6 +117,13 @@ const PROMISES: Record<string, RegExp[]> = {
     /^true$/m, // the chain
   ],
   "docs/agents.md": [/^\{"kind":"autonomous","status":"active","roles":\[true\]\}$/m, /^\{"active":true,"scope":"tickets:read"\}$/m, /^\{"active":false\}\ninvalid_client$/m],
+  "docs/evidence-and-authzen.md": [
+    /^\{"decision":true\}\n\{"decision":false,"context":\{"reason":"scope_not_granted"\}\}$/m, // AuthZEN, single
+    /^\[true,false,true\]$/m, // AuthZEN, batch
+    /^\{"written":false,"summary":\{"users_gaining":1,"tools_gained":\["create_note","delete_note"\]\}\}\nfalse$/m, // preview wrote nothing
+    /^\["tool_becomes_public"\]$/m,
+    /^\{"seq":2,"previous":1,"rows":2\}\nsame files$/m, // chained, byte-identical
+  ],
 };
 
 const servers: RunningServer[] = [];
@@ -191,7 +198,7 @@ const found = walkthroughs();
 // The docs are written for the default embedded database (`npm start` on a fresh clone).
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("walk-throughs in the docs", () => {
   it("finds the marked walk-throughs, and every doc promise names one", () => {
-    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md"]));
+    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md", "docs/evidence-and-authzen.md"]));
     for (const name of Object.keys(PROMISES)) expect(found.map((w) => w.name)).toContain(name);
   });
 

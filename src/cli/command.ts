@@ -29,6 +29,8 @@ export interface CliCommand {
   /** What it does and what it prints (one or a few lines). */
   summary: string;
   options: Record<string, CliOption>;
+  /** Names of the positional arguments it takes, in order (none unless listed); their values arrive under these names. */
+  positionals?: readonly string[];
   run(ctx: CliContext, values: Record<string, string | boolean | undefined>): Promise<void>;
 }
 

@@ -74,8 +74,13 @@ async function run(argv: string[], env: Record<string, string | undefined>, io: 
   if (args.some(isHelp)) return io.out(usageOf([command], `usage: toolgate ${command.name}${command.synopsis ? ` ${command.synopsis}` : ""}`));
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args, options: command.options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    const parsed = parseArgs({ args, options: command.options, strict: true, allowPositionals: (command.positionals?.length ?? 0) > 0 });
+    values = parsed.values as Record<string, string | boolean | undefined>;
+    const names = command.positionals ?? [];
+    if (parsed.positionals.length > names.length) throw new CliExit(2, `${command.name}: unexpected argument ${parsed.positionals[names.length]} (see toolgate ${command.name} --help)`);
+    names.forEach((name, i) => (values[name] = parsed.positionals[i]));
   } catch (e) {
+    if (e instanceof CliExit) throw e;
     throw new CliExit(2, `${command.name}: ${optionProblem(e as Error & { code?: string })} (see toolgate ${command.name} --help)`);
   }
   await command.run({ env, io }, values);

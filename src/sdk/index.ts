@@ -4,3 +4,15 @@ export { createToolgateGuard, SDK_VERSION, type ToolgateGuard, type ToolgateGuar
 export { toolDefinitionHash, canonicalJson, type ToolDefinition } from "./definition-hash";
 export { metadataPaths, metadataUrl, bearerChallenge, type ProtectedResourceMetadata } from "./protected-resource";
 export type { PolicyDocument } from "./toolgate-api";
+export {
+  createAuthZenClient,
+  toolCallEvaluation,
+  AuthZenRequestFailed,
+  type AuthZenClient,
+  type AuthZenClientOptions,
+  type AuthZenDecision,
+  type AuthZenEvaluation,
+  type ToolCallQuestion,
+  type EvaluationsSemantic,
+} from "./authzen";
+export { CredentialsRefused } from "./toolgate-api";

@@ -7,6 +7,7 @@ import { keysListCommand, keysRotateCommand } from "./keys";
 import { migrateCommand } from "./migrate";
 import { usersResetMfaCommand, usersResetPasswordCommand, usersUnlockCommand } from "./users";
 import { auditPruneCommand, auditVerifyCommand } from "./audit";
+import { evidenceVerifyCommand } from "./evidence";
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand,
@@ -19,6 +20,7 @@ export const COMMANDS: readonly CliCommand[] = [
   usersResetMfaCommand,
   auditVerifyCommand,
   auditPruneCommand,
+  evidenceVerifyCommand,
 ];
 
 /** One line about each command group (a group is the first word of two-word commands). */
@@ -26,4 +28,5 @@ export const GROUPS: Readonly<Record<string, string>> = {
   keys: "signing keys (ES256: access, admin and ID tokens; RS256: ID tokens)",
   users: "an account's password, failed sign-in counts and second factors (the way back in)",
   audit: "the audit trail: verify its hash chains, apply retention",
+  evidence: "signed evidence exports of an application's access: verify them offline",
 };

@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = {
   webhookTestSent: "webhook.test_sent",
   webhookRedelivered: "webhook.redelivered",
   auditPruned: "audit.pruned",
+  /** A signed evidence export of an application's access was made (modules/evidence). */
+  evidenceExported: "evidence_export.created",
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

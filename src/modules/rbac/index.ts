@@ -14,6 +14,7 @@ import { GrantingRoles } from "./granting-roles";
 
 export { ScopeResolver, type AccessSubject, type ScopeQuery, type SubjectQuery } from "./scope-resolver";
 export type { IndexedBinding } from "./access-cache";
+export type { WhatIf } from "./what-if";
 export { RoleService } from "./role-service";
 export { GroupService } from "./group-service";
 export { BindingService, type BindingSubject } from "./binding-service";

@@ -17,6 +17,7 @@
 import type { Clock } from "../../shared/clock";
 import { NOT_CACHED, type EntryCache, type NotCached } from "../../shared/entry-cache";
 import { bindingsKey, memberKey, type AccessCaches, type IndexedBinding } from "./access-cache";
+import { overlayCaches, type Overrides, type WhatIf } from "./what-if";
 
 export type AccessSubject =
   | { type: "user"; id: string }
@@ -153,6 +154,35 @@ export class ScopeResolver {
       const all = this.bindingsOf(q, look);
       return all === NOT_CACHED ? NOT_CACHED : all.filter((b) => appliesNow(b, q.tenantId, q.resourceServerId, now));
     });
+  }
+
+  /**
+   * The same resolver as if `changes` were made in the workspace (what-if.ts): change previews ask
+   * it the questions they ask this one. The current entries it starts from are read through the
+   * caches (loaded on a miss); nothing is written or cached.
+   */
+  async whatIf(tenantId: string, changes: readonly WhatIf[]): Promise<ScopeResolver> {
+    const o: Overrides = { members: new Map(), bindings: new Map(), roles: new Map() };
+    for (const c of changes) {
+      if (c.kind === "add_binding" || c.kind === "remove_binding") {
+        const subjectType = c.kind === "add_binding" ? c.binding.subjectType : c.subjectType;
+        const subjectId = c.kind === "add_binding" ? c.binding.subjectId : c.subjectId;
+        const key = bindingsKey(tenantId, subjectType, subjectId);
+        const current = o.bindings.has(key) ? o.bindings.get(key) : await this.caches.bindings.get(key);
+        o.bindings.set(key, c.kind === "add_binding" ? [...(current ?? []), c.binding] : (current ?? []).filter((b) => b.id !== c.bindingId));
+      } else if (c.kind === "role_grants") {
+        const current = o.roles.has(c.roleId) ? o.roles.get(c.roleId) : await this.caches.roles.get(c.roleId);
+        const next = new Map(current ?? []);
+        if (c.scopes.length > 0) next.set(c.resourceServerId, [...c.scopes]);
+        else next.delete(c.resourceServerId);
+        o.roles.set(c.roleId, next);
+      } else {
+        const key = memberKey(tenantId, c.userId);
+        const current = o.members.has(key) ? o.members.get(key) : await this.caches.members.get(key);
+        o.members.set(key, { active: false, groupIds: current?.groupIds ?? [] });
+      }
+    }
+    return new ScopeResolver(overlayCaches(this.caches, o), this.clock);
   }
 
   /** The role's grants on one server. */

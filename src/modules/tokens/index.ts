@@ -5,7 +5,7 @@ export { AccessTokenVerifier, VERIFIED_TOKEN_CACHE_SIZE } from "./verified-token
 export { RevocationList } from "./revocation-list";
 export { AccessTokenIssuer, type IssueRequest, type TokenResponse } from "./issuer";
 export { TokenRevocationService, type RevokingClient } from "./revocation";
-export { IntrospectionService, judgeClient, type IntrospectionResult, type ActiveIntrospection, type ClientLookup, type TokenConnection } from "./introspection";
+export { IntrospectionService, judgeClient, clientMayReach, type IntrospectionResult, type ActiveIntrospection, type ClientLookup, type ConnectionLookup, type TokenConnection } from "./introspection";
 export {
   effectiveScope,
   NOT_CACHED,

@@ -123,13 +123,18 @@ export class IntrospectionService {
  * connection kills the client's tokens for this server only.
  */
 export function judgeClient(caller: TokenServer, claims: AccessTokenClaims, client: TokenClient | null, connection: TokenConnection | null): IntrospectionResult | undefined {
-  if (!client || client.status !== "approved") return INACTIVE;
-  if (client.tenantId === null) {
-    return connection && connection.status === "approved" && connection.tenantId === claims.tenant_id ? undefined : INACTIVE;
-  }
-  if (client.tenantId !== claims.tenant_id) return INACTIVE;
-  if (client.resourceServerId !== null && client.resourceServerId !== caller.id) return INACTIVE;
-  return undefined;
+  return clientMayReach(caller, claims.tenant_id, client, connection) ? undefined : INACTIVE;
+}
+
+/**
+ * The client rule of introspection, for a workspace: also what the AuthZEN endpoint
+ * (modules/authzen) applies, so a decision there never disagrees with introspection.
+ */
+export function clientMayReach(caller: Pick<TokenServer, "id">, tenantId: string, client: TokenClient | null, connection: TokenConnection | null): boolean {
+  if (!client || client.status !== "approved") return false;
+  if (client.tenantId === null) return !!connection && connection.status === "approved" && connection.tenantId === tenantId;
+  if (client.tenantId !== tenantId) return false;
+  return client.resourceServerId === null || client.resourceServerId === caller.id;
 }
 
 /** The active answer: the token's claims with the scope it is worth now (RFC 7662 §2.2 members). */
