@@ -53,6 +53,11 @@ export const AUDITED_MODELS: Readonly<Record<string, AuditedModel>> = {
   // the trail and the log stream name that it changed, not what it is.
   WebhookSubscription: { entity: "webhook_subscription", idFields: ["id"], ignore: [...STAMPS, "consecutiveFailures", "circuitOpenUntil"], redact: ["url"] },
   Agent: { entity: "agent", idFields: ["id"], ignore: STAMPS },
+  IdJagTrust: { entity: "id_jag_trust", idFields: ["id"], ignore: STAMPS },
+  WorkloadTrust: { entity: "workload_trust", idFields: ["id"], ignore: STAMPS },
+  IdJagSubject: { entity: "id_jag_subject", idFields: ["id"] },
+  // lastConnectedAt is written in batches off the jwt-bearer grant's path: bookkeeping.
+  AccessRequest: { entity: "access_request", idFields: ["id"], ignore: [...STAMPS, "lastConnectedAt"] },
 };
 
 /** A column that holds a secret, a hash of one, or a ciphertext. */

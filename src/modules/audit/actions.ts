@@ -32,6 +32,11 @@ export const AUDIT_ACTIONS = {
   webhookTestSent: "webhook.test_sent",
   webhookRedelivered: "webhook.redelivered",
   auditPruned: "audit.pruned",
+  idJagTrustCreated: "id_jag_trust.created",
+  workloadTrustCreated: "workload_trust.created",
+  accessRequestApproved: "access_request.approved",
+  accessRequestDenied: "access_request.denied",
+  agentConnectionRevoked: "agent_connection.revoked",
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];
