@@ -223,7 +223,7 @@ export function jwtBearerGrant(deps: JwtBearerDeps): GrantHandler {
     return token;
   }
 
-  async function workload(params: RawParams, authenticated: RegisteredClient | undefined): Promise<{ result: GrantResult; client: RegisteredClient }> {
+  async function workload(params: RawParams): Promise<{ result: GrantResult; client: RegisteredClient }> {
     const assertion = single(params, "assertion");
     if (assertion === undefined) throw oauthError("invalid_request", "assertion missing");
     const header = headerOf(assertion);
@@ -257,10 +257,9 @@ export function jwtBearerGrant(deps: JwtBearerDeps): GrantHandler {
 
     const clientId = ruleFor(trust.rules, sub);
     if (clientId === undefined) throw oauthError("unauthorized_client", "no rule of the trust maps this subject");
-    if (authenticated && authenticated.clientId !== clientId) throw oauthError("unauthorized_client", "the authenticated client is not the one the trust maps this subject to");
     const bodyId = single(params, "client_id");
-    if (!authenticated && bodyId !== undefined && bodyId !== clientId) throw oauthError("unauthorized_client", "client_id is not the one the trust maps this subject to");
-    const client = authenticated ?? (await deps.clients.get(clientId));
+    if (bodyId !== undefined && bodyId !== clientId) throw oauthError("unauthorized_client", "client_id is not the one the trust maps this subject to");
+    const client = await deps.clients.get(clientId);
     if (!client || client.status !== "approved" || client.tenantId !== server.tenantId) throw oauthError("unauthorized_client", "the mapped client is not an approved client of the workspace");
     const workspaceWide = client.resourceServerId === null;
     if (!workspaceWide && client.resourceServerId !== server.id) throw oauthError("unauthorized_client", "the mapped client is registered for another resource server");
@@ -291,14 +290,15 @@ export function jwtBearerGrant(deps: JwtBearerDeps): GrantHandler {
       }
       const p = input.params;
       const credentials = input.basic !== undefined || input.malformedAuthorization === true || p.client_secret !== undefined || p.client_assertion !== undefined || p.client_assertion_type !== undefined;
-      if (typ === ID_JAG_TYP || (credentials && assertion === undefined)) {
+      // A request with client credentials is an ID-JAG request (a wrong typ is then row 3's
+      // invalid_grant); a workload authenticates by its JWT alone (a body client_id may name its client).
+      if (typ === ID_JAG_TYP || credentials) {
         // 1: client authentication as registered; then the client must hold the grant type.
         const { client } = await authenticate(input);
         if (!client.grantTypes.has(JWT_BEARER_GRANT)) throw oauthError("unauthorized_client", "jwt-bearer is not among the client's grant types");
         return { result: await idJag(p, client), client };
       }
-      const authenticated = credentials ? (await authenticate(input)).client : undefined;
-      return workload(p, authenticated);
+      return workload(p);
     },
   };
 }
