@@ -65,6 +65,10 @@ const OWNERS: Record<string, string> = {
   webhookDelivery: "integrations",
   eventCursor: "integrations",
   agent: "agents",
+  idJagTrust: "trusts",
+  idJagSubject: "trusts",
+  workloadTrust: "trusts",
+  accessRequest: "access-requests",
 };
 
 describe("architecture", () => {

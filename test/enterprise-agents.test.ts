@@ -87,6 +87,10 @@ describe("ID-JAG", () => {
     expect(list.body.items).toHaveLength(1);
     expect(list.body.items[0]).toMatchObject({ id: requestId, status: "pending", client_id: agent.client_id, user_email: "alice@acme.example", resource_server_id: files.id, scopes_requested: ["files:read", "files:write"], kind: "agent" });
     expect((await h.admin("GET", `/svc/resource-servers/${files.id}/access-requests`)).body.items.map((i: any) => i.id)).toEqual([requestId]);
+    // The server's client list: "Pending approval" now matches the client whose agent waits.
+    const pending = await h.admin("GET", `/svc/resource-servers/${files.id}/clients?status=pending`);
+    expect(pending.status, pending.text).toBe(200);
+    expect(pending.body.items.map((c: any) => c.client_id)).toEqual([agent.client_id]);
   });
 
   it("fetched the issuer's JWKS once for all those requests", () => {
@@ -186,6 +190,20 @@ describe("ID-JAG", () => {
     expect(again.body.error).toBe("access_denied");
     expect(again.body.error_description).not.toMatch(/pending/);
     expect((await h.admin("GET", "/svc/access-requests?status=denied")).body.items.map((i: any) => i.id)).toEqual([id]);
+  });
+
+  it("GraphQL lists requests per workspace and per server; a readonly_auditor cannot decide", async () => {
+    const gql = (query: string, variables: Record<string, unknown>, token = h.adminToken) => h.request("POST", "/graphql", { token, json: { query, variables } });
+    const list = await gql(`query($s: ID) { accessRequests(resourceServerId: $s) { id status clientId userEmail scopesRequested cursor } }`, { s: files.id });
+    expect(list.body.errors).toBeUndefined();
+    expect(list.body.data.accessRequests.map((r: any) => [r.userEmail, r.status])).toEqual(expect.arrayContaining([["alice@acme.example", "approved"], ["bob@acme.example", "denied"]]));
+    const carol = await exchange(await jag({ sub: "00u-carol", email: "carol@acme.example" }));
+    const id = /request ([0-9a-f-]{36})/.exec(carol.body.error_description)![1]!;
+    const auditor = await h.login("ea-auditor@example.test", "a long enough password 5", h.workspaceId);
+    const denied = await gql(`mutation($id: ID!) { denyAccessRequest(id: $id, reason: "x") { id } }`, { id }, auditor);
+    expect(denied.body.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    const ok = await gql(`mutation($id: ID!) { denyAccessRequest(id: $id, reason: "not now") { id status reason decidedBy } }`, { id });
+    expect(ok.body.data.denyAccessRequest).toEqual({ id, status: "denied", reason: "not now", decidedBy: h.ownerId });
   });
 
   it("revoking the connection makes its tokens inactive at once; re-approval starts a new family", async () => {

@@ -23,5 +23,7 @@ import "./types/group";
 import "./types/role-binding";
 // The audit trail (docs/audit-and-integrations.md).
 import "./types/audit-event";
+// Enterprise-managed agents: access requests and agent connections (docs/enterprise-agents.md).
+import "./types/access-request";
 
 export const schema = builder.toSchema();

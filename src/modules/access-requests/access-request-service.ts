@@ -168,7 +168,7 @@ export class AccessRequestService {
 
   // ------------------------------------------------------------------ administration
 
-  async list(actor: Actor, query: ListAccessRequestsQuery & PageRequest, resourceServerId?: string): Promise<Page<AccessRequestView>> {
+  async list(actor: Actor, query: { status?: AccessRequestStatus } & PageRequest, resourceServerId?: string): Promise<Page<AccessRequestView>> {
     assertCanRead(actor);
     if (resourceServerId) {
       const server = await this.db.resourceServer.findFirst({ where: { id: resourceServerId, tenantId: actor.tenantId, deletedAt: null }, select: { id: true } });
