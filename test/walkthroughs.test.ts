@@ -109,6 +109,12 @@ const PROMISES: Record<string, RegExp[]> = {
     /^true$/m, // the chain
   ],
   "docs/agents.md": [/^\{"kind":"autonomous","status":"active","roles":\[true\]\}$/m, /^\{"active":true,"scope":"tickets:read"\}$/m, /^\{"active":false\}\ninvalid_client$/m],
+  "docs/enterprise-agents.md": [
+    /pending administrator approval \(request …\)/, // the first connection waits
+    /^\{"active":true,"scope":"docs:read"\}$/m, // approved with the reader role
+    /^revoked\n\{"active":false\}$/m, // revoked: inactive at once
+    /^\{"token_type":"Bearer","scope":"docs:read"\}$/m, // the workload's token
+  ],
 };
 
 const servers: RunningServer[] = [];
@@ -183,7 +189,7 @@ const found = walkthroughs();
 // The docs are written for the default embedded database (`npm start` on a fresh clone).
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("walk-throughs in the docs", () => {
   it("finds the marked walk-throughs, and every doc promise names one", () => {
-    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md"]));
+    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md", "docs/enterprise-agents.md"]));
     for (const name of Object.keys(PROMISES)) expect(found.map((w) => w.name)).toContain(name);
   });
 
