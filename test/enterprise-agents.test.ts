@@ -317,6 +317,24 @@ describe("registration metadata", () => {
     });
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.authorization_grant_profiles_supported).toEqual([ID_JAG_PROFILE]);
+    expect((await h.request("GET", `/oauth/register/${ok.body.client_id}`, { token: ok.body.registration_access_token })).body.authorization_grant_profiles_supported).toEqual([ID_JAG_PROFILE]);
+  });
+
+  it("a dcr client of no workspace goes through the same approval; approval connects it, revocation disconnects it", async () => {
+    const reg = await h.request("POST", "/oauth/register", {
+      json: { redirect_uris: ["https://agent.example/cb"], client_name: "DCR agent", grant_types: ["authorization_code", JWT_BEARER, "urn:ietf:params:oauth:grant-type:token-exchange"], authorization_grant_profiles_supported: [ID_JAG_PROFILE] },
+    });
+    const dcr: [string, string] = [reg.body.client_id, reg.body.client_secret];
+    const assertion = () => jag({ client_id: dcr[0], scope: "files:read" });
+    const first = await exchange(await assertion(), {}, dcr);
+    expect(first.body.error_description).toMatch(/pending administrator approval/);
+    const id = /request ([0-9a-f-]{36})/.exec(first.body.error_description)![1]!;
+    expect((await h.admin("POST", `/svc/access-requests/${id}/approve`, {})).status).toBe(200);
+    const t = await exchange(await assertion(), {}, dcr);
+    expect(t.status, t.text).toBe(200);
+    expect(await introspect(files, t.body.access_token)).toMatchObject({ active: true, client_id: dcr[0], scope: "files:read" });
+    await h.admin("POST", `/svc/access-requests/${id}/revoke`);
+    expect((await introspect(files, t.body.access_token)).active).toBe(false);
   });
 });
 

@@ -16,7 +16,12 @@ export type SubjectResolution = { ok: true; userId: string } | { ok: false; erro
 
 const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,189}$/;
 
+/** Links are never changed once made, so each instance may keep them (bounded; the oldest goes first). */
+const MAX_LINKS = 10_000;
+
 export class IdJagSubjects {
+  private readonly links = new Map<string, string>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -41,10 +46,18 @@ export class IdJagSubjects {
       subject = "sub:" + claims.sub;
     }
     if (subject.length > 1000) return { ok: false, error: "invalid_grant", reason: "subject too long" };
+    const known = this.links.get(`${trust.id} ${subject}`);
+    if (known) return { ok: true, userId: known };
     const link = await this.db.idJagSubject.findUnique({ where: { trustId_subject: { trustId: trust.id, subject } }, select: { userId: true } });
-    if (link) return { ok: true, userId: link.userId };
+    if (link) return { ok: true, userId: this.remember(trust.id, subject, link.userId) };
     if (!email) return { ok: false, error: "access_denied", reason: "subject not provisioned in this workspace (and no email claim to create it)" };
     return this.jit(trust, subject, email, true);
+  }
+
+  private remember(trustId: string, subject: string, userId: string): string {
+    if (this.links.size >= MAX_LINKS) this.links.delete(this.links.keys().next().value!);
+    this.links.set(`${trustId} ${subject}`, userId);
+    return userId;
   }
 
   private async jit(trust: IdJagTrustFacts, subject: string, email: string, link: boolean): Promise<SubjectResolution> {
