@@ -288,6 +288,35 @@ describe("workload identity (JWT-SVID)", () => {
   });
 });
 
+describe("workload identity (an OIDC-style issuer: Kubernetes service-account tokens)", () => {
+  it("maps sub patterns to a service account; another issuer's token is refused", async () => {
+    const { privateKey, publicKey } = await generateKeyPair("RS256");
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: "k8s-1", alg: "RS256" }] };
+    const ci = (await h.admin("POST", "/svc/sdkmgr/agents", { name: "Cluster sync", kind: "autonomous", access: [{ resource_server_id: files.id, role_id: writers }] })).body;
+    const t = await h.admin("POST", "/svc/spire/trust-domains", {
+      name: "prod cluster",
+      issuer: "https://kubernetes.default.svc",
+      jwks,
+      audience: "https://toolgate.example",
+      allowed_algs: ["RS256"],
+      rules: [{ pattern: "system:serviceaccount:prod:*", client_id: ci.client_id }],
+    });
+    expect(t.status, t.text).toBe(201);
+    const sa = (sub: string, iss = "https://kubernetes.default.svc") => {
+      const now = Math.floor(clock.now().getTime() / 1000);
+      return new SignJWT({ iss, sub, aud: ["https://toolgate.example"], iat: now, exp: now + 600, jti: randomUUID() }).setProtectedHeader({ alg: "RS256", kid: "k8s-1" }).sign(privateKey);
+    };
+    const form = async (assertion: string, extra: Record<string, string> = {}) => h.request("POST", "/oauth/token", { form: { grant_type: JWT_BEARER, assertion, resource: files.resource_url, ...extra } });
+    const ok = await form(await sa("system:serviceaccount:prod:sync"), { scope: "files:write" });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.scope).toBe("files:write");
+    expect((await form(await sa("system:serviceaccount:dev:sync"))).body.error).toBe("unauthorized_client");
+    expect((await form(await sa("system:serviceaccount:prod:sync", "https://other-cluster.example"))).body.error).toBe("invalid_grant");
+    expect((await form(await sa("system:serviceaccount:prod:sync"), { client_id: "someone-else" })).body.error).toBe("unauthorized_client");
+    expect((await form(await sa("system:serviceaccount:prod:sync"), { resource: "https://nowhere.example.test/mcp" })).body.error).toBe("invalid_target");
+  });
+});
+
 describe("two workspaces", () => {
   it("another workspace sees none of these trusts, requests or connections, and its trust of the same issuer does not open our servers", async () => {
     const other = await h.createWorkspace("ea-other@example.test");
