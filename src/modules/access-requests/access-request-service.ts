@@ -20,7 +20,7 @@ import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { AccessRequest } from "../../generated/sqlite/client";
 import { AUDIT_ACTIONS } from "../audit";
-import { ACCESS_REQUEST_LIST, type AccessRequestStatus, type ApproveAccessRequestInput, type DenyAccessRequestInput, type ListAccessRequestsQuery } from "./schemas";
+import { ACCESS_REQUEST_LIST, type AccessRequestStatus, type ApproveAccessRequestInput, type DenyAccessRequestInput } from "./schemas";
 
 export interface AgentConnectionFacts {
   id: string;
