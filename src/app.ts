@@ -27,6 +27,10 @@ import { auditEventsRouter } from "./rest/audit-events";
 import { integrationsRouter } from "./rest/integrations";
 import { agentsRouter } from "./rest/agents";
 import { AgentService } from "./modules/agents";
+import { IdJagSubjects, TrustRegistry, TrustService } from "./modules/trusts";
+import type { AccessRequestService } from "./modules/access-requests";
+import { trustsRouter } from "./rest/trusts";
+import { accessRequestsRouter } from "./rest/access-requests";
 import { AUDIT_ACTIONS } from "./modules/audit";
 import { currentContext } from "./shared/request-context";
 import { normaliseAddress } from "./shared/client-address";
@@ -149,6 +153,10 @@ export interface Services {
   evidence: EvidenceService;
   /** Access change previews (/svc/v1/applications/:id/access-change-previews); previewChange for the simulation's fix. */
   accessChanges: AccessChangeService;
+  /** /svc/oocmgr/id-jag-trusts and /svc/spire/trust-domains. */
+  trusts: TrustService;
+  /** Access requests and agent connections (the jwt-bearer grant's approvals). */
+  accessRequests: AccessRequestService;
 }
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
@@ -252,6 +260,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       },
     },
   });
+  const trustRegistry = new TrustRegistry(deps.db, caches);
   const { clients, oauth } = await createOAuth({
     db: deps.db,
     caches,
@@ -278,6 +287,12 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     // Counted only when /metrics exists (TOOLGATE_METRICS_TOKEN): no work per request otherwise.
     outcomes: metricsExposed ? metrics : undefined,
     userClaims: (tenantId, userId) => tenancy.profileOf(tenantId, userId),
+    enterprise: {
+      trusts: trustRegistry,
+      subjects: new IdJagSubjects(deps.db, clock, ids),
+      bindings: rbac.bindings,
+      connectClient: async (a) => connectionWriter.connect({ ...a, roles: await rbac.grantingRoles.forUser(a.tenantId, a.resourceServerId, a.userId, a.scopes) }),
+    },
     tokenEvents: { issued: (clientId, workspaceId, grantType) => counters.countIssued(AUDIT_ACTIONS.tokensIssued, clientId, workspaceId, grantType) },
   });
   clientsRegistry = oauth.clientRegistry;
@@ -361,6 +376,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
       policy: async (id) => (await lifecycle.policies.get(id))?.document ?? null,
     }),
+    trusts: new TrustService(deps.db, clock, ids),
+    accessRequests: oauth.accessRequests,
     config: deps.config,
     db: deps.db,
     clock,
@@ -460,6 +477,8 @@ export function createHttpApp(services: Services): Express {
     agentsRouter(services.agents),
     evidenceRouter(services.evidence),
     accessChangesRouter(services.accessChanges),
+    trustsRouter(services.trusts),
+    accessRequestsRouter(services.accessRequests),
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
     accessViewsRouter(services.accessViews),
@@ -544,6 +563,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await channel?.start();
       await watch?.start(deps.config.cachePollMs, (e) => log.warn({ err: e }, "could not check the database file for outside writes"));
       services.oauth.lastUsed.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "client last-used flush failed"));
+      services.accessRequests.start(LAST_USED_FLUSH_MS, (e) => log.warn({ err: e }, "agent connection last-connected flush failed"));
       services.registration.startPruning(deps.config.registration.idleDays, REGISTRATION_PRUNE_MS, (e) => log.warn({ err: e }, "pruning idle registrations failed"));
       pruneTimer = setInterval(pruneCounts, COUNTS_PRUNE_MS).unref();
       services.audit.counters.start(deps.config.audit.flushMs, (e) => log.warn({ err: e }, "writing counted audit events failed"));
@@ -556,6 +576,7 @@ export async function createApp(deps: AppDeps): Promise<App> {
       await channel?.stop();
       services.registration.stopPruning();
       await services.oauth.lastUsed.stop().catch((e) => log.warn({ err: e }, "client last-used flush failed"));
+      await services.accessRequests.stop().catch((e) => log.warn({ err: e }, "agent connection last-connected flush failed"));
       services.audit.retention.stop();
       await services.audit.counters.stop().catch((e) => log.warn({ err: e }, "writing counted audit events failed"));
       await services.integrations.stop();

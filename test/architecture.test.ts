@@ -67,6 +67,10 @@ const OWNERS: Record<string, string> = {
   agent: "agents",
   evidenceExport: "evidence",
   evidenceChunk: "evidence",
+  idJagTrust: "trusts",
+  idJagSubject: "trusts",
+  workloadTrust: "trusts",
+  accessRequest: "access-requests",
 };
 
 describe("architecture", () => {

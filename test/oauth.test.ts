@@ -62,7 +62,9 @@ describe("discovery (RFC 8414)", () => {
       response_types_supported: ["code"],
       code_challenge_methods_supported: ["S256"],
       authorization_response_iss_parameter_supported: true,
-      grant_types_supported: ["client_credentials", "authorization_code", "refresh_token"],
+      grant_types_supported: ["client_credentials", "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
+      // ID-JAG −04 §7.2 (docs/enterprise-agents.md).
+      authorization_grant_profiles_supported: ["urn:ietf:params:oauth:grant-profile:id-jag"],
       token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none", "private_key_jwt"],
       token_endpoint_auth_signing_alg_values_supported: ["ES256", "RS256", "PS256", "EdDSA"],
       revocation_endpoint: `${base}/oauth/revoke`,

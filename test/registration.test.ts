@@ -116,8 +116,8 @@ describe("POST /oauth/register (RFC 7591)", () => {
 
   it.each([
     [{ token_endpoint_auth_method: "private_key_jwt" }, "token_endpoint_auth_method: not supported: must be one of none, client_secret_basic, client_secret_post"],
-    [{ grant_types: ["client_credentials"] }, "grant_types: not supported: client_credentials (supported: authorization_code, refresh_token)"],
-    [{ grant_types: ["refresh_token"] }, "grant_types: must include authorization_code"],
+    [{ grant_types: ["client_credentials"] }, "grant_types: not supported: client_credentials (supported: authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:jwt-bearer, urn:ietf:params:oauth:grant-type:token-exchange)"],
+    [{ grant_types: ["refresh_token"] }, "grant_types: must include authorization_code or urn:ietf:params:oauth:grant-type:jwt-bearer"],
     [{ response_types: ["token"] }, "response_types: not supported: token (supported: code)"],
     [{ application_type: "desktop" }, "application_type: must be web or native"],
     [{ client_name: 42 }, "client_name: must be a non-empty string of at most 200 characters"],

@@ -124,6 +124,12 @@ const PROMISES: Record<string, RegExp[]> = {
     /^\["tool_becomes_public"\]$/m,
     /^\{"seq":2,"previous":1,"rows":2\}\nsame files$/m, // chained, byte-identical
   ],
+  "docs/enterprise-agents.md": [
+    /pending administrator approval \(request …\)/, // the first connection waits
+    /^\{"active":true,"scope":"docs:read"\}$/m, // approved with the reader role
+    /^revoked\n\{"active":false\}$/m, // revoked: inactive at once
+    /^\{"token_type":"Bearer","scope":"docs:read"\}$/m, // the workload's token
+  ],
 };
 
 const servers: RunningServer[] = [];
@@ -198,7 +204,7 @@ const found = walkthroughs();
 // The docs are written for the default embedded database (`npm start` on a fresh clone).
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("walk-throughs in the docs", () => {
   it("finds the marked walk-throughs, and every doc promise names one", () => {
-    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md", "docs/evidence-and-authzen.md"]));
+    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md", "docs/evidence-and-authzen.md", "docs/enterprise-agents.md"]));
     for (const name of Object.keys(PROMISES)) expect(found.map((w) => w.name)).toContain(name);
   });
 

@@ -25,5 +25,7 @@ import "./types/role-binding";
 import "./types/audit-event";
 // Access explained: posture, simulations, recent failures (docs/access-explained.md).
 import "./types/access-views";
+// Enterprise-managed agents: access requests and agent connections (docs/enterprise-agents.md).
+import "./types/access-request";
 
 export const schema = builder.toSchema();

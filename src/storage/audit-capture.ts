@@ -57,6 +57,11 @@ export const AUDITED_MODELS: Readonly<Record<string, AuditedModel>> = {
   // bookkeeping (TOTP's last accepted step, a passkey's signature counter) is not.
   TotpFactor: { entity: "totp_factor", idFields: ["userId"], ignore: ["lastStep"] },
   PasskeyCredential: { entity: "passkey", idFields: ["id"], ignore: ["counter", "lastUsedAt"] },
+  IdJagTrust: { entity: "id_jag_trust", idFields: ["id"], ignore: STAMPS },
+  WorkloadTrust: { entity: "workload_trust", idFields: ["id"], ignore: STAMPS },
+  IdJagSubject: { entity: "id_jag_subject", idFields: ["id"] },
+  // lastConnectedAt is written in batches off the jwt-bearer grant's path: bookkeeping.
+  AccessRequest: { entity: "access_request", idFields: ["id"], ignore: [...STAMPS, "lastConnectedAt"] },
 };
 
 /** A column that holds a secret, a hash of one, or a ciphertext. */

@@ -23,7 +23,9 @@ export type ChangeKind =
   | "keys"
   | "revoked_token"
   | "revoked_family"
-  | "webhooks";
+  | "webhooks"
+  | "trusts"
+  | "agent_connection";
 
 export interface ChangeSubscriber {
   /** One entry changed; `key` is what follows "<kind>:". */

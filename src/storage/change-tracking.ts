@@ -72,6 +72,16 @@ export const TRACKED_MODELS: Readonly<Record<string, TrackedModel>> = {
     keys: (r) => [`webhooks:${r.tenantId}`],
     ignore: ["updatedAt", "consecutiveFailures", "circuitOpenUntil"],
   },
+  // The trusts of a workspace (modules/trusts/registry.ts): one entry per workspace for both kinds.
+  IdJagTrust: { kinds: ["trusts"], fields: ["tenantId"], keys: (r) => [`trusts:${r.tenantId}`], ignore: ["updatedAt"] },
+  WorkloadTrust: { kinds: ["trusts"], fields: ["tenantId"], keys: (r) => [`trusts:${r.tenantId}`], ignore: ["updatedAt"] },
+  // An agent connection's approval state (modules/access-requests): the jwt-bearer grant reads it per request.
+  AccessRequest: {
+    kinds: ["agent_connection"],
+    fields: ["clientId", "userId", "resourceServerId"],
+    keys: (r) => [`agent_connection:${r.resourceServerId}:${r.userId}:${r.clientId}`],
+    ignore: ["updatedAt", "lastConnectedAt"],
+  },
   RevokedFamily: {
     kinds: ["revoked_family"],
     fields: ["familyId", "expiresAt"],

@@ -34,6 +34,11 @@ export const AUDIT_ACTIONS = {
   auditPruned: "audit.pruned",
   /** A signed evidence export of an application's access was made (modules/evidence). */
   evidenceExported: "evidence_export.created",
+  idJagTrustCreated: "id_jag_trust.created",
+  workloadTrustCreated: "workload_trust.created",
+  accessRequestApproved: "access_request.approved",
+  accessRequestDenied: "access_request.denied",
+  agentConnectionRevoked: "agent_connection.revoked",
 } as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[keyof typeof AUDIT_ACTIONS];

@@ -135,12 +135,19 @@ export class ClientService {
     await this.servers.findLive(this.db, actor, resourceServerId);
     const kind = query.kind === undefined ? {} : { kind: query.kind };
     const status = query.status === undefined ? {} : { status: query.status };
+    // "Pending approval" also lists the clients whose agents wait for an administrator on this
+    // server (access requests of the jwt-bearer grant, modules/access-requests; read here, written there).
+    const waiting =
+      query.status === "pending"
+        ? (await this.db.accessRequest.findMany({ where: { resourceServerId, tenantId: actor.tenantId, status: "pending" }, select: { clientId: true }, distinct: ["clientId"], take: 1000 })).map((r) => r.clientId)
+        : [];
     const rows = await this.db.client.findMany({
       where: CLIENT_LIST.where(
         {
           OR: [
             { tenantId: actor.tenantId, resourceServerId, ...kind, ...status },
             { tenantId: null, ...kind, connections: { some: { resourceServerId, tenantId: actor.tenantId, ...status } } },
+            ...(waiting.length > 0 ? [{ clientId: { in: waiting }, ...kind, OR: [{ tenantId: actor.tenantId }, { tenantId: null }] }] : []),
           ],
         },
         query.cursor,

@@ -30,7 +30,13 @@ export class RegistrationError extends Error {
 
 export const DCR_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"] as const;
 export type DcrAuthMethod = (typeof DCR_AUTH_METHODS)[number];
-export const DCR_GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
+export const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+export const TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
+/** ID-JAG −04 §8: the client metadata value of a client that can use Identity Assertion JWT Authorization Grants. */
+export const ID_JAG_PROFILE = "urn:ietf:params:oauth:grant-profile:id-jag";
+// jwt-bearer: an enterprise-managed agent presents ID-JAGs; token-exchange is what it does at its
+// IdP (listed because ID-JAG −04 §8 requires it beside the profile), never served here.
+export const DCR_GRANT_TYPES = ["authorization_code", "refresh_token", JWT_BEARER, TOKEN_EXCHANGE] as const;
 const APPLICATION_TYPES = ["web", "native"] as const;
 
 const MAX_REDIRECT_URIS = 20;
@@ -58,6 +64,7 @@ export interface ClientMetadata {
   logo_uri?: string;
   scope?: string;
   software_id?: string;
+  authorization_grant_profiles_supported?: string[];
   software_version?: string;
   /** OpenID RP-Initiated Logout §3.1: where the end_session_endpoint may send the browser back. */
   post_logout_redirect_uris?: string[];
@@ -126,7 +133,17 @@ export function readClientMetadata(body: unknown): ClientMetadata {
   const method = b.token_endpoint_auth_method ?? "client_secret_basic";
   if (!DCR_AUTH_METHODS.includes(method as never)) throw metadataError("token_endpoint_auth_method", `not supported: must be one of ${DCR_AUTH_METHODS.join(", ")}`);
   const grantTypes = stringList(b, "grant_types", ["authorization_code"], DCR_GRANT_TYPES);
-  if (!grantTypes.includes("authorization_code")) throw metadataError("grant_types", "must include authorization_code");
+  if (!grantTypes.includes("authorization_code") && !grantTypes.includes(JWT_BEARER)) throw metadataError("grant_types", `must include authorization_code or ${JWT_BEARER}`);
+  let profiles: string[] | undefined;
+  if (b.authorization_grant_profiles_supported !== undefined && b.authorization_grant_profiles_supported !== null) {
+    const list = b.authorization_grant_profiles_supported;
+    if (!Array.isArray(list) || list.length > 10 || !list.every((p) => typeof p === "string" && p.length > 0 && p.length <= MAX_TEXT)) throw metadataError("authorization_grant_profiles_supported", "must be an array of at most 10 profile URIs");
+    profiles = [...new Set(list as string[])];
+    // ID-JAG −04 §8: a client listing the id-jag profile lists both grant types it uses.
+    if (profiles.includes(ID_JAG_PROFILE) && !(grantTypes.includes(JWT_BEARER) && grantTypes.includes(TOKEN_EXCHANGE))) {
+      throw metadataError("authorization_grant_profiles_supported", `a client listing ${ID_JAG_PROFILE} must list ${TOKEN_EXCHANGE} and ${JWT_BEARER} in grant_types`);
+    }
+  }
   const responseTypes = stringList(b, "response_types", ["code"], ["code"]);
 
   const uris = b.redirect_uris;
@@ -176,6 +193,7 @@ export function readClientMetadata(body: unknown): ClientMetadata {
     software_version: optionalText(b, "software_version"),
     post_logout_redirect_uris: postLogout,
     id_token_signed_response_alg: alg ?? undefined,
+    authorization_grant_profiles_supported: profiles,
   };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (metadata as unknown as Record<string, unknown>)[k] = v;
   return metadata;

@@ -21,7 +21,7 @@ export type ClientStatus = (typeof CLIENT_STATUSES)[number];
  * Grant types a client may be configured for. A client may hold a grant the token endpoint does
  * not serve yet (configuration ahead of the feature); the endpoint only issues what it implements.
  */
-export const CLIENT_GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token"] as const;
+export const CLIENT_GRANT_TYPES = ["client_credentials", "authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:jwt-bearer"] as const;
 export type ClientGrantType = (typeof CLIENT_GRANT_TYPES)[number];
 
 /** Machine-to-machine clients get tokens for themselves; the others act for a signed-in user. */

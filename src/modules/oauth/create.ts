@@ -34,6 +34,9 @@ import { ID_TOKEN_ALGS } from "../clients";
 import { RevocationEndpoint, type TokenRevoker } from "./revocation-endpoint";
 import { TokenEndpoint } from "./token-endpoint";
 import { TokenFamilies } from "./token-families";
+import { AccessRequestService, type ApprovalBindings, type ClientConnector } from "../access-requests";
+import type { IdJagSubjects, TrustRegistry } from "../trusts";
+import { jwtBearerGrant } from "./grants/jwt-bearer";
 import { NO_OAUTH_OUTCOMES, type OAuthOutcomes, type TokenEvents } from "./outcomes";
 
 export interface OAuthDeps {
@@ -70,6 +73,8 @@ export interface OAuthDeps {
   userClaims: UserClaimsSource["user"];
   /** Told of every token issued (the audit trail's counters); none when omitted. */
   tokenEvents?: TokenEvents;
+  /** Enterprise-managed agents and workloads (the jwt-bearer grant): trusts, subjects, approvals. */
+  enterprise: { trusts: TrustRegistry; subjects: IdJagSubjects; bindings: ApprovalBindings; connectClient: ClientConnector };
 }
 
 export interface OAuthServices {
@@ -94,6 +99,8 @@ export interface OAuthServices {
   tokenEndpoint: TokenEndpoint;
   introspectionEndpoint: IntrospectionEndpoint;
   revocationEndpoint: RevocationEndpoint;
+  /** Access requests and agent connections of ID-JAG clients (the jwt-bearer grant's approvals). */
+  accessRequests: AccessRequestService;
 }
 
 export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientService; oauth: OAuthServices }> {
@@ -120,7 +127,25 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
   const families = new TokenFamilies(revocations, refreshTokens);
   const connections = new ConnectionGate(deps.servers, connectionRegistry);
   const idTokens = new IdTokens(deps.jwt, clock);
-  const grants = createGrants({ servers: deps.servers, issuer, scopes: deps.scopes, signin: deps.signin, families, connections, idTokens });
+  const accessRequests = new AccessRequestService(db, caches, clock, ids, revocations, deps.enterprise.bindings, deps.enterprise.connectClient);
+  const grants = [
+    ...createGrants({ servers: deps.servers, issuer, scopes: deps.scopes, signin: deps.signin, families, connections, idTokens }),
+    jwtBearerGrant({
+      publicUrl: deps.publicUrl,
+      clock,
+      servers: deps.servers,
+      clients: clientRegistry,
+      issuer,
+      scopes: deps.scopes,
+      trusts: deps.enterprise.trusts,
+      subjects: deps.enterprise.subjects,
+      requests: accessRequests,
+      // Issuers' key sets: fetched like a private_key_jwt client's jwks_uri (SSRF guard, cache, one refetch on an unknown kid).
+      keys: new RemoteKeySets(clock, deps.outbound),
+      used: new UsedClientAssertions(db, clock),
+      connections,
+    }),
+  ];
   const metadata = buildServerMetadata(deps.publicUrl, grants, deps.metadataContributors);
   const revokers: TokenRevoker[] = [
     { tokenType: "access_token", revoke: (client, token) => tokenRevocation.revoke(client, token) },
@@ -155,6 +180,7 @@ export async function createOAuth(deps: OAuthDeps): Promise<{ clients: ClientSer
       tokenEndpoint: new TokenEndpoint(auth, grants, lastUsed, outcomes, deps.tokenEvents),
       introspectionEndpoint: new IntrospectionEndpoint(deps.servers, introspection),
       revocationEndpoint: new RevocationEndpoint(auth, revokers),
+      accessRequests,
     },
   };
 }

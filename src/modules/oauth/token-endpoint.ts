@@ -37,6 +37,12 @@ export class TokenEndpoint {
   private async answer(input: ClientCredentialsInput): Promise<GrantResult> {
     const grant = this.grants.get(required(input.params, "grant_type"));
     if (!grant) throw oauthError("unsupported_grant_type", "grant_type not served here");
+    if (grant.handleRequest) {
+      const { result, client } = await grant.handleRequest(input, (i) => this.auth.authenticate(i));
+      this.lastUsed.mark(client.id);
+      this.events.issued(client.clientId, client.tenantId, grant.grantType);
+      return result;
+    }
     const { client, method } = await this.auth.authenticate(input);
     if (!client.grantTypes.has(grant.grantType)) throw oauthError("unauthorized_client", `grant_type ${grant.grantType} is not among the client's grant types`);
     const result = await grant.handle({ params: input.params, client, authMethod: method });

@@ -144,6 +144,17 @@ export class BindingService {
     return binding.id;
   }
 
+  /** A role on one server bound to a user by an administrator's approval of an access request (source names it). */
+  async bindUserOnServer(tx: DbOrTx, g: { tenantId: string; roleId: string; userId: string; resourceServerId: string; source: string }): Promise<string> {
+    const existing = await tx.roleBinding.findFirst({ where: { tenantId: g.tenantId, roleId: g.roleId, subjectType: "user", subjectId: g.userId, scopeType: "resource_server", scopeId: g.resourceServerId }, select: { id: true } });
+    if (existing) return existing.id;
+    const binding = await tx.roleBinding.create({
+      data: { id: this.ids.uuid(), tenantId: g.tenantId, roleId: g.roleId, subjectType: "user", subjectId: g.userId, scopeType: "resource_server", scopeId: g.resourceServerId, source: g.source, createdAt: this.clock.now() },
+      select: { id: true },
+    });
+    return binding.id;
+  }
+
   private async find(tx: DbOrTx, actor: Actor, id: string) {
     const b = await tx.roleBinding.findFirst({ where: { id, tenantId: actor.tenantId } });
     if (!b) throw notFound("role binding");

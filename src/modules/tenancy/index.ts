@@ -26,3 +26,4 @@ export {
   type ListEndUsersFilter,
 } from "./end-user-schemas";
 export { AdminAuthenticator, AdminAuthError, bearerToken } from "./admin-authentication";
+export { ensureJitMember, type JitMemberInput } from "./jit-members";

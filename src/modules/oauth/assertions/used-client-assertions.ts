@@ -6,7 +6,12 @@ import type { Db } from "../../../storage";
 import { isUniqueViolation } from "../../../storage";
 import type { Clock } from "../../../shared/clock";
 
+/** Expired records are deleted on every PRUNE_EVERY-th use (a jwt-bearer grant records one per token). */
+const PRUNE_EVERY = 64;
+
 export class UsedClientAssertions {
+  private uses = 0;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
@@ -24,7 +29,7 @@ export class UsedClientAssertions {
     }
     // An expired assertion is refused by its exp before its jti is looked at, so its record can go.
     // The index on expiresAt makes this delete cost what it removes, not the table.
-    await this.db.usedClientAssertion.deleteMany({ where: { expiresAt: { lt: now } } });
+    if (++this.uses % PRUNE_EVERY === 1) await this.db.usedClientAssertion.deleteMany({ where: { expiresAt: { lt: now } } });
     return true;
   }
 }

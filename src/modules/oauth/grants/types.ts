@@ -4,7 +4,7 @@
 // every registered grant (and whatever the grant contributes, e.g. authorization_endpoint).
 import type { RegisteredClient } from "../../clients";
 import type { TokenResponse } from "../../tokens";
-import type { ClientAuthMethod } from "../client-auth";
+import type { AuthenticatedClient, ClientAuthMethod, ClientCredentialsInput } from "../client-auth";
 import type { ServerMetadata } from "../metadata";
 import type { RawParams } from "../params";
 
@@ -26,4 +26,11 @@ export interface GrantHandler {
   metadata?(base: string): Partial<ServerMetadata>;
   /** Issues the tokens or throws an OAuthError (see ../errors.ts for the public descriptions). */
   handle(ctx: GrantContext): Promise<GrantResult>;
+  /**
+   * A grant that must see the request before client authentication (jwt-bearer: an ID-JAG needs
+   * the client authenticated, a workload JWT has no client secret) handles the whole request: it
+   * calls `authenticate` when it needs a client, checks the client's grant types itself, and
+   * returns the client the token was issued to. The token endpoint then skips its own steps.
+   */
+  handleRequest?(input: ClientCredentialsInput, authenticate: (input: ClientCredentialsInput) => Promise<AuthenticatedClient>): Promise<{ result: GrantResult; client: RegisteredClient }>;
 }
