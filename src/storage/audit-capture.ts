@@ -53,6 +53,10 @@ export const AUDITED_MODELS: Readonly<Record<string, AuditedModel>> = {
   // the trail and the log stream name that it changed, not what it is.
   WebhookSubscription: { entity: "webhook_subscription", idFields: ["id"], ignore: [...STAMPS, "consecutiveFailures", "circuitOpenUntil"], redact: ["url"] },
   Agent: { entity: "agent", idFields: ["id"], ignore: STAMPS },
+  // The client secret column is sealed (clientSecretEnc: redacted by name); discovery stamps are bookkeeping.
+  IdentityProvider: { entity: "identity_provider", idFields: ["id"], ignore: [...STAMPS, "discoveredAt"] },
+  // Each sign-in stamps the link (lastSignInAt, lastAmr, lastAcr, email); the sign-in's own event says so.
+  FederatedIdentity: { entity: "federated_identity", idFields: ["id"], ignore: ["lastSignInAt", "lastAmr", "lastAcr", "email"] },
 };
 
 /** A column that holds a secret, a hash of one, or a ciphertext. */

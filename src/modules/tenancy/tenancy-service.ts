@@ -1,6 +1,6 @@
 // Workspaces, their users and the admin session: bootstrap, login, actor resolution.
 import { z } from "zod";
-import type { Db } from "../../storage";
+import type { Db, DbOrTx } from "../../storage";
 import { isUniqueViolation, recordAuditEvent } from "../../storage";
 import { AUDIT_ACTIONS } from "../audit";
 import type { Clock } from "../../shared/clock";
@@ -313,6 +313,36 @@ export class TenancyService {
   async getWorkspace(actor: Actor): Promise<{ id: string; name: string; createdAt: Date }> {
     const w = await this.db.workspace.findUniqueOrThrow({ where: { id: actor.tenantId } });
     return w;
+  }
+
+  // ---------------------------------------------------------------- federated sign-in (identity-providers' ports)
+
+  /** The workspace's account with this email, inside the sign-in's transaction. */
+  async findUserByEmailIn(tx: DbOrTx, tenantId: string, email: string): Promise<{ id: string; email: string } | null> {
+    return tx.user.findUnique({ where: { tenantId_email: { tenantId, email: email.trim().toLowerCase() } }, select: { id: true, email: true } });
+  }
+
+  /** A just-in-time account (first sign-in through an upstream provider): no password, a `member` membership. */
+  async createFederatedUser(tx: DbOrTx, tenantId: string, input: { email: string; username: string }): Promise<{ id: string; email: string }> {
+    const now = this.clock.now();
+    const user = await tx.user.create({ data: { tenantId, email: input.email.trim().toLowerCase(), username: input.username, passwordHash: null, createdAt: now, updatedAt: now } });
+    await tx.membership.create({ data: { tenantId, userId: user.id, source: "federation", createdAt: now } });
+    return { id: user.id, email: user.email };
+  }
+
+  async emailIn(tx: DbOrTx, tenantId: string, userId: string): Promise<string | null> {
+    return (await tx.user.findFirst({ where: { id: userId, tenantId }, select: { email: true } }))?.email ?? null;
+  }
+
+  /** Whether a person may sign in to the workspace: an active membership and no end-user suspension. */
+  async standingIn(tx: DbOrTx, tenantId: string, userId: string): Promise<"active" | "suspended" | "removed"> {
+    const [membership, endUser] = await Promise.all([
+      tx.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
+      tx.endUserState.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
+    ]);
+    if (!membership || membership.status === "left") return "removed";
+    if (membership.status !== "active" || endUser?.status === "suspended") return "suspended";
+    return "active";
   }
 
   /** An admin creates a user of this workspace, who joins it as `member`. */
