@@ -193,7 +193,6 @@ describe("sign-in through node-oidc-provider", () => {
     expect(ann).toMatchObject({ username: "Ann", passwordHash: null });
     const link = await h.db.federatedIdentity.findFirstOrThrow({ where: { providerId, subject: "ann-sub" } });
     expect(link.userId).toBe(ann!.id);
-    expect(link.lastAmr).toEqual(["pwd", "otp"]);
     // The group sync added the member (eng -> engineers), so the role's scope is there.
     expect(await h.db.groupMember.count({ where: { groupId: engGroup, userId: ann!.id } })).toBe(1);
     const claims = await introspect(annToken);
@@ -205,7 +204,7 @@ describe("sign-in through node-oidc-provider", () => {
     const session = await h.db.browserSession.findFirstOrThrow({ where: { userId: ann!.id, endedAt: null } });
     expect(session.factors).toEqual(["fed"]);
     const event = await h.db.auditEvent.findFirstOrThrow({ where: { action: "signin.succeeded", actorId: ann!.id } });
-    expect(JSON.parse(String(event.detail))).toMatchObject({ factor: "fed", provider_id: providerId, account: "created" });
+    expect(JSON.parse(event.summary)).toMatchObject({ detail: { factor: "fed", provider_id: providerId, account: "created" } });
     // The flow cookie is gone after the callback.
     expect([...(b.jars.get(new URL(h.url).host)?.keys() ?? [])]).not.toContain("toolgate_federation");
   });
@@ -375,7 +374,8 @@ describe("ID token checks (a deliberately broken provider)", () => {
     const { after } = await throughProvider(crossOriginBrowser(), "Broken");
     expect(after.status, after.html).toBe(200);
     expect(after.html).toMatch(/Allow access/);
-    expect(await h.db.federatedIdentity.count({ where: { subject: "broken-ok" } })).toBe(1);
+    // The provider's own amr/acr are kept on the link.
+    expect(await h.db.federatedIdentity.findFirstOrThrow({ where: { subject: "broken-ok" } })).toMatchObject({ lastAmr: ["pwd", "hwk"], lastAcr: "urn:broken:loa2" });
   });
 });
 

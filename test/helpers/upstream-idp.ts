@@ -79,11 +79,10 @@ export async function startOidcProvider(redirectUri: string): Promise<OidcProvid
         },
       ],
       scopes: ["openid", "email", "profile", "groups"],
-      claims: { acr: null, auth_time: null, sid: null, openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
+      claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
       // Code flow: put the scope's claims in the ID token itself (Toolgate reads no userinfo).
       conformIdTokenClaims: false,
       pkce: { required: () => true },
-      acrValues: ["urn:upstream:mfa"],
       cookies: { keys: [randomBytes(16).toString("hex")] },
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
@@ -188,6 +187,8 @@ export async function startBrokenProvider(): Promise<BrokenProviderHandle> {
         ...(handle.mangle === "nonce" ? {} : { nonce: granted.nonce }),
         email: "broken@broken.example",
         email_verified: true,
+        amr: ["pwd", "hwk"],
+        acr: "urn:broken:loa2",
       })
         .setProtectedHeader({ alg: "ES256", kid: key.kid })
         .setIssuer(handle.mangle === "issuer" ? "https://evil.example" : issuer)
