@@ -59,7 +59,7 @@ async function throughProvider(b: Browser, name = "Acme SSO", auth = authorizeUr
 /** Through the provider, the consent page (allow), the code exchange: the token answer. */
 async function signIn(b: Browser, name = "Acme SSO") {
   const { after, auth } = await throughProvider(b, name);
-  let done = after;
+  let done: Awaited<ReturnType<Browser["request"]>> = after;
   if (done.status === 200 && /Allow access/.test(done.html)) {
     const form = formOf({ url: done.url, status: 200, headers: done.headers, html: done.html });
     done = await b.request(form.action, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ ...form.fields, decision: "allow" }) });
@@ -178,6 +178,33 @@ describe("provider configuration (/svc/oocmgr/providers)", () => {
     expect((await h.request("DELETE", `/svc/oocmgr/providers/${providerId}`, { token: other.token })).status).toBe(404);
     expect((await h.request("GET", "/svc/oocmgr/providers", { token: other.token })).body).toEqual({ items: [], count: 0 });
     expect((await h.request("GET", "/svc/oocmgr/providers")).status).toBe(401);
+  });
+});
+
+describe("the graph", () => {
+  const gql = (query: string, variables: Record<string, unknown> = {}, token = h.adminToken) => h.request("POST", "/graphql", { token, json: { query, variables } });
+
+  it("lists, updates and refuses like REST (same service), never showing the secret", async () => {
+    const listed = await gql(`{ identityProviders { id name issuer clientSecretSet emailDomains claimMapping { email groups } groupSync { upstream groupId } allowedFor redirectUri } }`);
+    expect(listed.status).toBe(200);
+    const acme = listed.body.data.identityProviders.find((p: { id: string }) => p.id === providerId);
+    expect(acme).toMatchObject({ name: "Acme SSO", clientSecretSet: true, emailDomains: ["acme.test"], groupSync: [{ upstream: "eng", groupId: engGroup }], allowedFor: ["end_users"] });
+    expect(listed.text).not.toContain(op.clientSecret);
+    const updated = await gql(`mutation($id: ID!, $input: UpdateIdentityProviderInput!) { updateIdentityProvider(id: $id, input: $input) { name emailDomains } }`, {
+      id: brokenId,
+      input: { emailDomains: ["broken.example", "broken2.example"] },
+    });
+    expect(updated.body.data.updateIdentityProvider).toEqual({ name: "Broken", emailDomains: ["broken.example", "broken2.example"] });
+    broken.discovery = "no_s256";
+    const refused = await gql(`mutation($input: CreateIdentityProviderInput!) { createIdentityProvider(input: $input) { id } }`, {
+      input: { name: "Nope", issuer: broken.issuer, clientId: "c" },
+    });
+    broken.discovery = "ok";
+    expect(refused.body.errors[0].message).toMatch(/no S256/);
+    expect(refused.body.errors[0].extensions.code).toBeTruthy();
+    const other = await h.createWorkspace("owner-gql@other.test");
+    const foreign = await gql(`query($id: ID!) { identityProvider(id: $id) { id } }`, { id: providerId }, other.token);
+    expect(foreign.body.data.identityProvider).toBeNull();
   });
 });
 

@@ -23,5 +23,6 @@ import "./types/group";
 import "./types/role-binding";
 // The audit trail (docs/audit-and-integrations.md).
 import "./types/audit-event";
+import "./types/identity-provider";
 
 export const schema = builder.toSchema();
