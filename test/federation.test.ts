@@ -5,10 +5,15 @@
 // a browser that keeps cookies per origin and follows redirects. Nothing of Toolgate is mocked.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHash, randomBytes } from "node:crypto";
+import { observeQueries } from "../src/storage";
 import { startToolgate, type Harness } from "./helpers/harness";
 import { createServer as createRs, type ServerFixture } from "./helpers/oauth-fixtures";
 import { claimsOf, formOf, tokenRequest } from "./helpers/signin-flow";
 import { crossOriginBrowser, startBrokenProvider, startOidcProvider, type BrokenProviderHandle, type OidcProviderHandle } from "./helpers/upstream-idp";
+
+// Every statement, so a test can prove the hot paths stay free of SQL after a federated sign-in.
+const sql: string[] = [];
+const stopObserving = observeQueries((q) => sql.push(q.query));
 
 const REDIRECT = "http://127.0.0.1:9/app/callback";
 let h: Harness;
@@ -96,6 +101,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  stopObserving();
   await op?.close();
   await broken?.close();
   await h?.close();
@@ -232,6 +238,17 @@ describe("sign-in through node-oidc-provider", () => {
     expect(session.factors).toEqual(["fed"]);
     const event = await h.db.auditEvent.findFirstOrThrow({ where: { action: "signin.succeeded", actorId: ann!.id } });
     expect(JSON.parse(event.summary)).toMatchObject({ detail: { factor: "fed", provider_id: providerId, account: "created" } });
+    // The hot path is untouched: a second introspection of the same token is answered from memory.
+    sql.length = 0;
+    expect((await introspect(annToken)).active).toBe(true);
+    expect(sql).toEqual([]);
+    // The graph says where the account came from.
+    const graph = await h.request("POST", "/graphql", {
+      token: h.adminToken,
+      json: { query: `query($id: ID!) { user(id: $id) { identityProvider lastSignInAt federatedIdentities { providerId providerName subject } } }`, variables: { id: ann!.id } },
+    });
+    expect(graph.body.data.user).toMatchObject({ identityProvider: "Acme SSO", federatedIdentities: [{ providerId, providerName: "Acme SSO", subject: "ann-sub" }] });
+    expect(Date.parse(graph.body.data.user.lastSignInAt)).toBeGreaterThan(Date.now() - 60_000);
     // The flow cookie is gone after the callback.
     expect([...(b.jars.get(new URL(h.url).host)?.keys() ?? [])]).not.toContain("toolgate_federation");
   });
