@@ -142,6 +142,9 @@ export interface Services {
   federation: FederationService;
 }
 
+/** Roles that may sign in to the cockpit through an identity provider (admin SSO). */
+const ADMIN_SSO_ROLES: ReadonlySet<string> = new Set(["owner", "admin", "readonly_auditor"]);
+
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
 export const JSON_BODY_LIMIT = "100kb";
 /** How often clients' last-used stamps are written (batched off the token endpoint's path). */
@@ -277,6 +280,18 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       standing: (tx, tenantId, userId) => tenancy.standingIn(tx, tenantId, userId),
       syncGroups: async (tx, tenantId, userId, managed, desired) => void (await rbac.groups.syncMemberships(tx, tenantId, userId, managed, desired)),
       grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
+      adminStanding: async (tenantId, userId, upstreamAmr) => {
+        const candidate = await tenancy.adminCandidateOf(tenantId, userId);
+        if (!candidate || !ADMIN_SSO_ROLES.has(candidate.role)) return "not_admin";
+        // The workspace's MFA rule for admins holds: the provider must say it used more than one factor.
+        return candidate.workspaceRequiresMfa && !upstreamAmr.includes("mfa") ? "mfa_required" : "ok";
+      },
+      adminToken: async (tenantId, userId, upstreamAmr) => {
+        const candidate = await tenancy.adminCandidateOf(tenantId, userId);
+        if (!candidate || !ADMIN_SSO_ROLES.has(candidate.role)) return "not_admin";
+        if (candidate.workspaceRequiresMfa && !upstreamAmr.includes("mfa")) return "mfa_required";
+        return tenancy.issueAdminToken(candidate, upstreamAmr.includes("mfa") ? ["fed", "mfa"] : ["fed"]);
+      },
     },
     basePath,
   );

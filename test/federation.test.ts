@@ -423,6 +423,48 @@ describe("ID token checks (a deliberately broken provider)", () => {
   });
 });
 
+describe("admin SSO into the cockpit", () => {
+  const adminLogin = (provider = providerId, workspace = h.workspaceId) =>
+    new URL(`${h.url}/svc/hmgr/login?${new URLSearchParams({ provider, workspace_id: workspace, for: "admin" })}`);
+
+  it("is refused for a provider not allowed for admins", async () => {
+    const r = await crossOriginBrowser().follow(adminLogin());
+    expect(r.status).toBe(400);
+    expect(r.html).toMatch(/not offered for signing in to the cockpit/);
+  });
+
+  it("an owner linked by a vouched email gets an admin JWT through a one-time ticket; a member does not", async () => {
+    expect((await h.admin("PATCH", `/svc/oocmgr/providers/${providerId}`, { allowed_for: ["end_users", "admins"] })).status).toBe(200);
+    op.accounts.set("owner-sub", { email: "owner@example.test", email_verified: true, name: "Owner" });
+    op.next = { sub: "owner-sub" };
+    const done = await crossOriginBrowser().follow(adminLogin(), `${h.url}/cockpit/`);
+    expect(done.status).toBe(302);
+    expect(done.location!.pathname).toBe("/cockpit/");
+    const ticket = done.location!.searchParams.get("sso_ticket")!;
+    const token = await h.request("POST", "/svc/uflow/auth/sso", { json: { ticket } });
+    expect(token.status, token.text).toBe(200);
+    expect(claimsOf(token.body.access_token)).toMatchObject({ sub: h.ownerId, tenant_id: h.workspaceId });
+    expect(claimsOf(token.body.access_token).amr).toContain("fed");
+    expect((await h.request("GET", "/svc/oocmgr/providers", { token: token.body.access_token })).status).toBe(200);
+    // One use only.
+    expect((await h.request("POST", "/svc/uflow/auth/sso", { json: { ticket } })).status).toBe(401);
+    // The password still works (no lockout through a broken provider).
+    expect(await h.login("owner@example.test", "correct horse battery staple")).toBeTruthy();
+
+    // Ann is a member (just-in-time end user): no cockpit for her.
+    op.next = { sub: "ann-sub" };
+    const refused = await crossOriginBrowser().follow(adminLogin(), `${h.url}/cockpit/`);
+    expect(refused.status).toBe(403);
+    expect(refused.html).toMatch(/does not include the cockpit/);
+    // Nobody unknown is created through the admin door.
+    op.accounts.set("stranger-sub", { email: "stranger@acme.test", email_verified: true });
+    op.next = { sub: "stranger-sub" };
+    const stranger = await crossOriginBrowser().follow(adminLogin(), `${h.url}/cockpit/`);
+    expect(stranger.status).toBe(403);
+    expect(await userByEmail("stranger@acme.test")).toBeNull();
+  });
+});
+
 describe("two workspaces", () => {
   it("a provider of workspace A is neither offered nor accepted for workspace B's servers", async () => {
     const other = await h.createWorkspace("owner-iso@other.test");

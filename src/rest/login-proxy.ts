@@ -11,8 +11,18 @@ import type { Logger } from "../shared/logger";
 import { sendStep, singleValued } from "./authorize";
 import { readSessionCookie, type CookieSettings } from "./session-cookie";
 import { noticePage } from "../modules/signin";
+import { unauthenticated } from "../shared/errors";
+import { parseWith } from "./validation";
 
-const loginQuery = z.object({ provider: z.string().uuid().optional(), ticket: z.string().max(8192).optional(), login_hint: z.string().max(254).optional() });
+const loginQuery = z.object({
+  provider: z.string().uuid().optional(),
+  ticket: z.string().max(8192).optional(),
+  login_hint: z.string().max(254).optional(),
+  // Admin SSO into the cockpit (no pending authorization): for=admin&workspace_id=<ws>.
+  for: z.enum(["admin"]).optional(),
+  workspace_id: z.string().uuid().optional(),
+});
+const ssoBody = z.object({ ticket: z.string().min(1).max(4096) }).strict();
 const callbackQuery = z.object({
   code: z.string().max(4096).optional(),
   state: z.string().max(512).optional(),
@@ -53,7 +63,15 @@ export function loginProxyRouter(federation: FederationService, cookies: CookieS
     const single = singleValued(req.query as Record<string, unknown>);
     const q = single ? loginQuery.safeParse(single) : null;
     if (!q?.success) return malformed(res);
+    if (q.data.for === "admin") return send(res, await federation.startAdmin({ provider: q.data.provider, workspaceId: q.data.workspace_id, loginHint: q.data.login_hint }));
     send(res, await federation.start({ provider: q.data.provider, ticket: q.data.ticket, loginHint: q.data.login_hint }));
+  });
+  // Admin SSO's last step: the cockpit trades the one-time ticket for the admin JWT (as /svc/uflow/auth/login answers).
+  r.post("/svc/uflow/auth/sso", async (req, res) => {
+    res.set("Cache-Control", "no-store");
+    const answer = await federation.redeemAdminTicket(parseWith(ssoBody, req.body).ticket);
+    if (!answer) throw unauthenticated("the single sign-on ticket is not valid, expired or already used; sign in again");
+    res.json(answer);
   });
   r.get("/svc/hmgr/callback", async (req, res) => {
     const single = singleValued(req.query as Record<string, unknown>);

@@ -44,7 +44,24 @@ export interface FederationPorts {
   syncGroups(tx: Tx, tenantId: string, userId: string, managed: readonly string[], desired: readonly string[]): Promise<void>;
   /** rbac: a role binding for a new user on the server of the authorization. */
   grantRole(tx: Tx, g: { tenantId: string; roleId: string; userId: string; resourceServerId: string }): Promise<string>;
+  /**
+   * Admin SSO (tenancy): an admin JWT for the member, saying how they signed in; "not_admin" when
+   * their role may not use the cockpit, "mfa_required" when the workspace requires a second factor
+   * of admins and the provider did not say it used one.
+   */
+  adminToken(tenantId: string, userId: string, upstreamAmr: readonly string[]): Promise<AdminTokenAnswer | "not_admin" | "mfa_required">;
+  /** The same judgement as adminToken, without issuing a token. */
+  adminStanding(tenantId: string, userId: string, upstreamAmr: readonly string[]): Promise<"ok" | "not_admin" | "mfa_required">;
 }
+
+export interface AdminTokenAnswer {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+}
+
+/** Where admin SSO ends: the cockpit, with a one-time ticket it exchanges at POST /svc/uflow/auth/sso. */
+export const ADMIN_SSO_TTL_S = 60;
 
 interface Flow {
   p: string; // provider id
@@ -52,8 +69,16 @@ interface Flow {
   s: string; // state
   n: string; // nonce
   v: string; // PKCE verifier
-  k: string; // the sign-in page's ticket (the pending authorization)
+  k: string; // the sign-in page's ticket (the pending authorization); "" for admin SSO
+  a?: 1; // admin SSO (the cockpit), not an end-user authorization
   exp: number;
+}
+
+interface AdminSsoTicket {
+  u: string; // user
+  t: string; // workspace
+  j: string; // one-time nonce
+  m: string[]; // the provider's amr
 }
 
 /** A refusal of the sign-in with the sentence the page shows. */
@@ -114,6 +139,27 @@ export class FederationService {
       if (!provider) return this.page(404, "No single sign-on for this address", "No identity provider of this workspace signs in this email address. Go back and sign in with your password.");
     }
     const flow = { p: provider.id, t: pending.tenantId, s: this.ids.token(16), n: this.ids.token(16), v: this.ids.token(32), k: input.ticket };
+    return this.redirectUpstream(provider, flow, input.loginHint?.trim() || pending.loginHint);
+  }
+
+  /** GET /svc/hmgr/login?provider=<id>&workspace_id=<ws>&for=admin: admin SSO into the cockpit. */
+  async startAdmin(input: { provider?: string; workspaceId?: string; loginHint?: string }): Promise<FederationStep> {
+    const provider = input.provider && input.workspaceId ? await this.providers.provider(input.workspaceId, input.provider) : null;
+    if (!provider || !provider.enabled || !provider.allowedFor.includes("admins")) return this.page(400, "Unknown identity provider", "This identity provider is not offered for signing in to the cockpit.");
+    const flow: Omit<Flow, "exp"> = { p: provider.id, t: provider.tenantId, s: this.ids.token(16), n: this.ids.token(16), v: this.ids.token(32), k: "", a: 1 };
+    return this.redirectUpstream(provider, flow, input.loginHint);
+  }
+
+  /** POST /svc/uflow/auth/sso {ticket}: the cockpit exchanges admin SSO's one-time ticket for the admin JWT. */
+  async redeemAdminTicket(ticket: string): Promise<AdminTokenAnswer | null> {
+    const t = this.sealer.open<AdminSsoTicket & { exp: number }>("admin_sso", ticket);
+    if (!t || typeof t.j !== "string" || typeof t.u !== "string") return null;
+    if (!(await this.ports.consumeOnce(`fed-admin:${t.j}`, new Date(t.exp * 1000)))) return null;
+    const answer = await this.ports.adminToken(t.t, t.u, t.m ?? []);
+    return typeof answer === "string" ? null : answer;
+  }
+
+  private redirectUpstream(provider: Provider, flow: Omit<Flow, "exp">, loginHint: string | undefined): FederationStep {
     const url = new URL(provider.authorizationEndpoint);
     const params: Record<string, string> = {
       response_type: "code",
@@ -125,8 +171,7 @@ export class FederationService {
       code_challenge: s256(flow.v),
       code_challenge_method: "S256",
     };
-    const hint = input.loginHint?.trim() || pending.loginHint;
-    if (hint) params.login_hint = hint;
+    if (loginHint) params.login_hint = loginHint;
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     return { kind: "redirect", location: url.href, flow: { value: this.sealer.seal("federation", flow, FLOW_TTL_S), maxAgeSeconds: FLOW_TTL_S } };
   }
@@ -136,7 +181,7 @@ export class FederationService {
     const clear: FlowCookie = { clear: true };
     const f = this.sealer.open<Flow>("federation", flowCookie);
     if (!f) return { ...this.page(400, "Sign-in expired", "This sign-in has expired or was started in another browser. Start again from the application."), flow: clear };
-    const again = this.ports.pendingAuthorization(f.k) ? this.loginHref(f.p, f.k) : undefined;
+    const again = f.a ? `${this.basePath}/svc/hmgr/login?${new URLSearchParams({ provider: f.p, workspace_id: f.t, for: "admin" })}` : this.ports.pendingAuthorization(f.k) ? this.loginHref(f.p, f.k) : undefined;
     const refuse = (status: number, title: string, message: string, stage: string, userId?: string): Promise<FederationStep> =>
       this.failed(f, stage, userId).then(() => ({ ...this.page(status, title, message, again), flow: clear }));
     if (!query.state || query.state !== f.s) return refuse(400, "Sign-in not recognised", "The identity provider's answer does not belong to this sign-in (state mismatch).", "state");
@@ -148,7 +193,9 @@ export class FederationService {
     }
     if (!query.code) return refuse(400, "Sign-in not recognised", "The identity provider's answer has no code.", "no_code");
     const provider = await this.providers.byId(f.p);
-    if (!provider || provider.tenantId !== f.t || !provider.enabled) return refuse(400, "Unknown identity provider", "This identity provider is no longer offered.", "provider_gone");
+    if (!provider || provider.tenantId !== f.t || !provider.enabled || !provider.allowedFor.includes(f.a ? "admins" : "end_users")) {
+      return refuse(400, "Unknown identity provider", "This identity provider is no longer offered.", "provider_gone");
+    }
     let claims: JWTPayload;
     try {
       const idToken = await exchangeCode(provider, await this.providers.secretOf(provider.id), { code: query.code, redirectUri: this.providers.callbackUrl, verifier: f.v }, this.outbound);
@@ -163,6 +210,17 @@ export class FederationService {
     } catch (e) {
       if (!(e instanceof Refused)) throw e;
       return refuse(e.status, "Sign-in refused", e.message, e.stage);
+    }
+    if (f.a) {
+      // Admin SSO: a role that may use the cockpit, and the workspace's MFA rule for admins holds.
+      const upstreamAmr = Array.isArray(claims.amr) ? claims.amr.filter((a): a is string => typeof a === "string") : [];
+      const check = await this.ports.adminStanding(f.t, user.id, upstreamAmr);
+      if (check === "not_admin") return refuse(403, "Sign-in refused", "Your role in this workspace does not include the cockpit.", "not_admin", user.id);
+      if (check === "mfa_required") {
+        return refuse(403, "Sign-in refused", "This workspace requires a second factor for administrators, and the identity provider did not report one (amr mfa). Sign in with your password and second factor.", "mfa_required", user.id);
+      }
+      const ticket = this.sealer.seal("admin_sso", { u: user.id, t: f.t, j: this.ids.token(16), m: upstreamAmr.slice(0, 10) } satisfies AdminSsoTicket, ADMIN_SSO_TTL_S);
+      return { kind: "redirect", location: `${this.basePath}/cockpit/?${new URLSearchParams({ sso_ticket: ticket })}`, flow: clear };
     }
     const next = await this.ports.continueAuthorization(f.k, user, [FEDERATED_FACTOR], sessionCookie);
     return { ...next, flow: clear };
@@ -205,6 +263,7 @@ export class FederationService {
           userId = existing.id;
           how = "linked_by_email";
         } else {
+          if (f.a) throw new Refused("not_linked", "No account of this workspace is linked to your identity at this provider. Sign in with your password once, or ask an owner to link it.");
           if (!provider.jitProvisioning) throw new Refused("jit_off", "This workspace does not create accounts at first sign-in, and no account is linked to your identity. Ask an administrator to add you.");
           if (!email) throw new Refused("no_email", `The identity provider did not send an email address (claim ${map.email}), which a new account needs.`);
           const username = typeof nameClaim === "string" && nameClaim.trim() ? nameClaim.trim().slice(0, 200) : email.split("@")[0]!;

@@ -210,6 +210,23 @@ export class TenancyService {
     };
   }
 
+  /** Admin SSO (identity-providers): the account's active membership of this workspace as an admin candidate, or null. */
+  async adminCandidateOf(tenantId: string, userId: string): Promise<AdminCandidate | null> {
+    const membership = await this.db.membership.findFirst({
+      where: { tenantId, userId, status: "active" },
+      include: { workspace: { select: { requireAdminMfa: true } }, user: { select: { email: true, credentialVersion: true } } },
+    });
+    if (!membership) return null;
+    return {
+      userId,
+      tenantId,
+      email: membership.user.email,
+      role: membership.membershipType as MembershipType,
+      credentialVersion: membership.user.credentialVersion,
+      workspaceRequiresMfa: membership.workspace.requireAdminMfa,
+    };
+  }
+
   /** An admin JWT for a verified candidate, saying how they signed in (`amr`); `enrolOnly` limits it to enrolling a second factor. */
   async issueAdminToken(candidate: AdminCandidate, amr: readonly string[], enrolOnly = false): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
     const { token, expiresIn } = await this.jwt.signAdminToken(candidate.userId, candidate.tenantId, candidate.credentialVersion, amr, enrolOnly);
