@@ -255,8 +255,10 @@ export async function createServices(deps: AppDeps): Promise<Services> {
         return c ? { sub: c.sub, aud: c.aud, sid: c.sid } : null;
       },
       signInOptions: async (tenantId, ticket) => {
-        const offered = await identityProviders.offered(tenantId, "end_users");
+        const [offered, password] = await Promise.all([identityProviders.offered(tenantId, "end_users"), tenancy.endUserPasswordSignIn(tenantId)]);
         return {
+          // Never a page without a way in: with no provider offered, the password form stays.
+          passwordEnabled: password || offered.length === 0,
           providers: offered.map((p) => ({ name: p.name, href: `${basePath}/svc/hmgr/login?${new URLSearchParams({ provider: p.id, ticket })}` })),
           discoverAction: offered.some((p) => p.emailDomains.length > 0) ? `${basePath}/svc/hmgr/login` : undefined,
         };

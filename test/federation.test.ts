@@ -347,6 +347,30 @@ describe("sign-in through node-oidc-provider", () => {
   });
 });
 
+describe("password off for end users", () => {
+  it("a workspace may turn the password form off; the providers stay, a hand-made password post is refused", async () => {
+    const b = crossOriginBrowser();
+    const before = await b.follow(authorizeUrl().url);
+    const passwordForm = formOf({ url: before.url, status: 200, headers: before.headers, html: before.html });
+    expect(before.html).toMatch(/type="password"/);
+    const policy = `/uflow/v2/tenants/${h.workspaceId}/sign-in-policy`;
+    expect((await h.admin("GET", policy)).body).toEqual({ end_user_password: true });
+    expect((await h.admin("PUT", policy, { end_user_password: false })).body).toEqual({ end_user_password: false });
+    const after = await crossOriginBrowser().follow(authorizeUrl().url);
+    expect(after.status).toBe(200);
+    expect(after.html).not.toMatch(/type="password"/);
+    expect(continueLink(after.html, "Acme SSO")).not.toBeNull();
+    const posted = await b.request(passwordForm.action, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ ...passwordForm.fields, email: "owner@example.test", password: "correct horse battery staple" }),
+    });
+    expect(posted.status).toBe(403);
+    expect(posted.html).toMatch(/not with a password/);
+    await h.admin("PUT", policy, { end_user_password: true });
+  });
+});
+
 describe("linking rules (decision 0041)", () => {
   it("does not link an existing account by an unverified email, and changes nothing", async () => {
     const created = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "carol@acme.test", username: "carol", password: "carol-password-1" });

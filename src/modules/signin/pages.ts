@@ -114,6 +114,8 @@ export function loginPage(opts: {
   email?: string;
   providers?: readonly ProviderChoice[];
   discoverAction?: string;
+  /** false: the workspace turned the password form off (providers and passkeys remain). */
+  password?: boolean;
 }): string {
   const { client } = opts;
   return page(
@@ -121,14 +123,14 @@ export function loginPage(opts: {
     `<h1>Sign in</h1>
 <p>${clientLabel(client)} wants to access <code>${isolated(client.resource)}</code> on your behalf.</p>
 ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ""}
-<form method="post" action="${escapeHtml(opts.actions.login)}">
+${opts.password === false ? "" : `<form method="post" action="${escapeHtml(opts.actions.login)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username webauthn" required value="${escapeHtml(opts.email ?? "")}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>
+</form>`}
 ${passkeyBox(opts.actions, opts.ticket, "Sign in with a passkey")}
 ${providerBox(opts.ticket, opts.providers ?? [], opts.discoverAction, opts.email)}`,
     opts.actions.passkeyScript,

@@ -55,7 +55,7 @@ export interface SignInPorts extends AuthorizePorts {
   /** An ID token this server issued (expired or not): who, for which client, in which session; null otherwise. */
   readIdTokenHint(token: string): Promise<IdTokenHint | null>;
   /** The workspace's upstream identity providers for the sign-in page of this ticket (optional: none without it). */
-  signInOptions?(tenantId: string, ticket: string): Promise<{ providers: ProviderChoice[]; discoverAction?: string }>;
+  signInOptions?(tenantId: string, ticket: string): Promise<{ providers: ProviderChoice[]; discoverAction?: string; passwordEnabled: boolean }>;
 }
 
 export interface IdTokenHint {
@@ -253,7 +253,16 @@ export class SignInService {
     return {
       kind: "page",
       status: error ? 401 : 200,
-      html: loginPage({ ticket, client: this.display(r, client.n, client.m), actions: this.actions, error, email, providers: federation?.providers, discoverAction: federation?.discoverAction }),
+      html: loginPage({
+        ticket,
+        client: this.display(r, client.n, client.m),
+        actions: this.actions,
+        error,
+        email,
+        providers: federation?.providers,
+        discoverAction: federation?.discoverAction,
+        password: federation?.passwordEnabled ?? true,
+      }),
     };
   }
 
@@ -296,6 +305,10 @@ export class SignInService {
   async login(ticket: string | undefined, email: string, password: string, source: { address: string }, cookie?: string): Promise<SignInStep> {
     const t = this.tickets.open<Expiring<LoginTicket>>("authorize", ticket);
     if (!t || typeof t.a !== "string") return SignInService.expired("sign-in page");
+    // The workspace turned the end users' password form off: a hand-made post is refused too.
+    if (this.ports.signInOptions && !(await this.ports.signInOptions(t.r.tenantId, ticket!)).passwordEnabled) {
+      return { kind: "page", status: 403, html: errorPage("This workspace signs people in through its identity provider, not with a password.") };
+    }
     // One password attempt per page: a wrong password is answered with a new page (a new ticket).
     if (!(await this.parts.usedLoginTickets.consume(t.a, new Date(t.exp * 1000)))) {
       return { kind: "page", status: 400, html: errorPage("This sign-in page has already been used. Start again from the application.") };

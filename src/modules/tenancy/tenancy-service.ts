@@ -278,6 +278,25 @@ export class TenancyService {
     return { require_mfa_for_admins: w.requireAdminMfa };
   }
 
+  /** Whether end users of the workspace may sign in with a password (the sign-in page's form). */
+  async endUserPasswordSignIn(tenantId: string): Promise<boolean> {
+    return (await this.db.workspace.findUnique({ where: { id: tenantId }, select: { endUserPasswordSignIn: true } }))?.endUserPasswordSignIn ?? true;
+  }
+
+  async signInPolicy(actor: Actor, tenantId: string): Promise<{ end_user_password: boolean }> {
+    assertSameTenant(actor, tenantId);
+    assertCanRead(actor);
+    return { end_user_password: await this.endUserPasswordSignIn(tenantId) };
+  }
+
+  /** Owners and admins turn the end users' password form on or off (admins keep their own password login: no lockout). */
+  async setSignInPolicy(actor: Actor, tenantId: string, input: { end_user_password: boolean }): Promise<{ end_user_password: boolean }> {
+    assertSameTenant(actor, tenantId);
+    assertCanWrite(actor);
+    const w = await this.db.workspace.update({ where: { id: tenantId }, data: { endUserPasswordSignIn: input.end_user_password }, select: { endUserPasswordSignIn: true } });
+    return { end_user_password: w.endUserPasswordSignIn };
+  }
+
   /**
    * Operator action (CLI `toolgate users reset-password`): sets a new password and clears the
    * account's failed-attempt counts. It raises the credential version, so admin tokens issued
