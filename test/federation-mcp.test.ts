@@ -2,7 +2,9 @@
 // to an MCP server protected by Toolgate while the person signs in through an upstream OpenID
 // provider (a real node-oidc-provider on loopback): the account is created just in time, its
 // upstream group gives it the server's scope, and the tool call runs as that account.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash, randomBytes } from "node:crypto";
+import { browserTestsRun, launchChromium } from "./helpers/chromium";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -16,6 +18,7 @@ const REDIRECT = "http://127.0.0.1:9/mcp-client/callback";
 let h: Harness;
 let op: OidcProviderHandle;
 let mcp: ProtectedMcpServer;
+let serverId: string;
 
 /** The MCP client's "open a browser" step, through the upstream provider instead of a password. */
 class FederatedSignIn extends SignInProvider {
@@ -41,6 +44,7 @@ beforeAll(async () => {
   mcp = await startProtectedMcpServer({ toolgate: h.url, issuer: h.config.publicUrl, scopes: ["notes:read"], name: "Notes" });
   const setup = await setUpSignIn(h.url, h.adminToken, { name: "Notes", scopes: ["notes:read"], users: [], redirectUri: REDIRECT, publicBaseUrl: mcp.origin });
   mcp.protect({ rsId: setup.serverId, secret: setup.introspectionSecret });
+  serverId = setup.serverId;
   const role = await h.admin("POST", "/svc/authmgr/roles", { name: "notes reader", grants: [{ resource_server_id: setup.serverId, scope_ids: ["notes:read"] }] });
   const group = await h.admin("POST", "/uflow/v2/groups", { name: "staff" });
   await h.admin("POST", `/uflow/v2/groups/${group.body.id}/role-bindings`, { tenant_id: h.workspaceId, role_id: role.body.id });
@@ -77,4 +81,44 @@ it("an unmodified MCP SDK client connects with the user signed in through the up
   const r = await client.callTool({ name: "whoami", arguments: { note: "sso" } });
   expect((r.content as Array<{ text: string }>)[0]!.text).toBe(`${zoe.id} via ${signIn.clientId} with notes:read (sso)`);
   await client.close();
+});
+
+describe.skipIf(!browserTestsRun)("in headless Chromium", () => {
+  it("the person clicks Continue with Acme SSO, is signed in upstream, allows, and the app gets a code", async () => {
+    op.accounts.set("yan-sub", { email: "yan@acme.test", email_verified: true, name: "Yan", groups: ["staff"] });
+    op.next = { sub: "yan-sub" };
+    const browser = await launchChromium();
+    try {
+      // A redirect URI on Toolgate's origin, as test/passkeys.test.ts does: the sign-in pages' CSP
+      // (form-action 'self') applies to the consent form's redirect in Chromium.
+      const appRedirect = `${h.config.publicUrl}/client-callback`;
+      const app = await h.admin("POST", `/svc/resource-servers/${serverId}/clients`, { client_name: "Browser app", kind: "human_app", redirect_uris: [appRedirect], allowed_scopes: ["notes:read"] });
+      expect(app.status).toBe(201);
+      const page = await browser.newPage();
+      const verifier = randomBytes(32).toString("base64url");
+      const url = new URL(`${h.config.publicUrl}/oauth/authorize`);
+      url.search = new URLSearchParams({
+        response_type: "code",
+        client_id: app.body.client_id,
+        redirect_uri: appRedirect,
+        code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+        code_challenge_method: "S256",
+        state: "chromium-state",
+        scope: "notes:read",
+        resource: mcp.resource,
+      }).toString();
+      await page.goto(url.href);
+      await page.getByRole("link", { name: "Continue with Acme SSO" }).click();
+      await page.getByRole("button", { name: "Allow" }).click();
+      await page.waitForURL((u) => u.href.startsWith(appRedirect));
+      const back = new URL(page.url());
+      expect(back.searchParams.get("state")).toBe("chromium-state");
+      expect(back.searchParams.get("code")).toBeTruthy();
+      const cookies = await page.context().cookies(h.config.publicUrl);
+      expect(cookies.find((c) => c.name === "toolgate_session")).toMatchObject({ httpOnly: true, sameSite: "Lax" });
+      expect(cookies.find((c) => c.name === "toolgate_federation")).toBeUndefined();
+    } finally {
+      await browser.close();
+    }
+  });
 });
