@@ -182,7 +182,14 @@ describe("provider configuration (/svc/oocmgr/providers)", () => {
     expect((await h.request("GET", `/svc/oocmgr/providers/${providerId}`, { token: other.token })).status).toBe(404);
     expect((await h.request("PATCH", `/svc/oocmgr/providers/${providerId}`, { token: other.token, json: { enabled: false } })).status).toBe(404);
     expect((await h.request("DELETE", `/svc/oocmgr/providers/${providerId}`, { token: other.token })).status).toBe(404);
-    expect((await h.request("GET", "/svc/oocmgr/providers", { token: other.token })).body).toEqual({ items: [], count: 0 });
+    expect((await h.request("GET", "/svc/oocmgr/providers", { token: other.token })).body).toMatchObject({ items: [], count: 0 });
+    // Paginated like every admin list.
+    const page = await h.admin("GET", "/svc/oocmgr/providers?limit=1");
+    expect(page.body.items).toHaveLength(1);
+    expect(page.body.items[0].name).toBe("Acme SSO");
+    const next = await h.admin("GET", `/svc/oocmgr/providers?limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`);
+    expect(next.body.items.map((p: { name: string }) => p.name)).toEqual(["Broken"]);
+    expect((await h.admin("GET", "/svc/oocmgr/providers?limit=0")).status).toBe(400);
     expect((await h.request("GET", "/svc/oocmgr/providers")).status).toBe(401);
   });
 });

@@ -3,7 +3,7 @@
 // fetched and checked on create and on an issuer change (400 naming what failed).
 import { Router } from "express";
 import { z } from "zod";
-import { createProviderSchema, updateProviderSchema, type IdentityProviderService } from "../modules/identity-providers";
+import { createProviderSchema, listProvidersQuery, updateProviderSchema, type IdentityProviderService } from "../modules/identity-providers";
 import { actorOf } from "./admin-auth";
 import { parseWith } from "./validation";
 
@@ -11,8 +11,8 @@ const params = z.object({ provider_id: z.string().uuid("must be a UUID") });
 
 export function identityProvidersRouter(providers: IdentityProviderService): Router {
   const r = Router();
-  r.get("/svc/oocmgr/providers", async (_req, res) => {
-    res.json(await providers.list(actorOf(res)));
+  r.get("/svc/oocmgr/providers", async (req, res) => {
+    res.json(await providers.list(actorOf(res), parseWith(listProvidersQuery, req.query, "query")));
   });
   r.post("/svc/oocmgr/providers", async (req, res) => {
     res.status(201).json(await providers.create(actorOf(res), parseWith(createProviderSchema, req.body)));

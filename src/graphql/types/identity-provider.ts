@@ -1,10 +1,11 @@
 // Upstream identity providers of the workspace (docs/federation.md): the same service as
 // /svc/oocmgr/providers (same checks, same discovery, same audit), so both refuse the same input
 // the same way. The client secret is write-only: the graph says only whether one is set.
-import { createProviderSchema, updateProviderSchema, type ProviderView } from "../../modules/identity-providers";
+import { PROVIDER_LIST, createProviderSchema, updateProviderSchema, type ProviderView } from "../../modules/identity-providers";
 import { builder } from "../builder";
 import { idSchema, parseArg, toWire } from "../validation";
 import { nullIfNotFound } from "./people-support";
+import { CURSOR_DESCRIPTION, pageArgs, pageOf } from "./pagination";
 
 const ClaimMappingRef = builder.objectRef<ProviderView["claim_mapping"]>("IdentityProviderClaimMapping").implement({
   fields: (t) => ({ email: t.exposeString("email"), name: t.exposeString("name"), groups: t.exposeString("groups") }),
@@ -42,6 +43,7 @@ export const IdentityProviderRef = builder.objectRef<ProviderView>("IdentityProv
     discoveredAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.discovered_at) }),
     createdAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.created_at) }),
     updatedAt: t.field({ type: "DateTime", resolve: (p) => new Date(p.updated_at) }),
+    cursor: t.string({ description: CURSOR_DESCRIPTION, resolve: (p) => PROVIDER_LIST.cursorAfter({ name: p.name, id: p.id }) }),
   }),
 });
 
@@ -82,8 +84,9 @@ function wireOf(input: Record<string, unknown>): Record<string, unknown> {
 builder.queryFields((t) => ({
   identityProviders: t.field({
     type: [IdentityProviderRef],
-    description: "The workspace's upstream OpenID providers, by name.",
-    resolve: async (_root, _args, ctx) => (await ctx.services.identityProviders.list(ctx.actor)).items,
+    description: "The workspace's upstream OpenID providers, by name (one page: first, after).",
+    args: { ...pageArgs },
+    resolve: async (_root, args, ctx) => (await ctx.services.identityProviders.list(ctx.actor, pageOf(PROVIDER_LIST, args))).items,
   }),
   identityProvider: t.field({
     type: IdentityProviderRef,

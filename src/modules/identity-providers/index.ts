@@ -5,4 +5,4 @@ export { IdentityProviderService, toProvider, type Provider, type ProviderView, 
 export { FederationService, FEDERATED_FACTOR, FLOW_TTL_S, ADMIN_SSO_TTL_S, type AdminTokenAnswer, type FederationPorts, type FederationStep, type FlowCookie } from "./federation";
 export { discover, discoveryUrl, type ProviderMetadata, type DiscoveryResult } from "./discovery";
 export { UpstreamKeySets, UpstreamRefusal, verifyIdToken, exchangeCode, CLOCK_SKEW_S } from "./id-tokens";
-export { createProviderSchema, updateProviderSchema, ALLOWED_FOR, type AllowedFor, type CreateProviderInput, type UpdateProviderInput, type ClaimMapping, type GroupSyncEntry } from "./schemas";
+export { createProviderSchema, updateProviderSchema, listProvidersQuery, PROVIDER_LIST, ALLOWED_FOR, type AllowedFor, type CreateProviderInput, type UpdateProviderInput, type ClaimMapping, type GroupSyncEntry } from "./schemas";

@@ -13,7 +13,8 @@ import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import { decryptAtRest, encryptAtRest } from "../../shared/crypto";
 import type { OutboundFetchOptions } from "../../shared/outbound/fetch-json";
 import { discover, type ProviderMetadata } from "./discovery";
-import type { AllowedFor, ClaimMapping, CreateProviderInput, GroupSyncEntry, UpdateProviderInput } from "./schemas";
+import { PROVIDER_LIST, type AllowedFor, type ClaimMapping, type CreateProviderInput, type GroupSyncEntry, type UpdateProviderInput } from "./schemas";
+import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
 
 export type ProviderRow = NonNullable<Awaited<ReturnType<Db["identityProvider"]["findUnique"]>>>;
 
@@ -190,10 +191,15 @@ export class IdentityProviderService {
     }
   }
 
-  async list(actor: Actor): Promise<{ items: ProviderView[]; count: number }> {
+  /** One page of the workspace's providers, by name (PROVIDER_LIST). */
+  async list(actor: Actor, page: PageRequest = FIRST_PAGE): Promise<Page<ProviderView>> {
     assertCanRead(actor);
-    const rows = await this.db.identityProvider.findMany({ where: { tenantId: actor.tenantId }, orderBy: [{ name: "asc" }, { id: "asc" }], take: 500 });
-    return { items: rows.map((r) => this.view(r)), count: rows.length };
+    const rows = await this.db.identityProvider.findMany({
+      where: PROVIDER_LIST.where({ tenantId: actor.tenantId }, page.cursor),
+      orderBy: PROVIDER_LIST.orderBy,
+      take: page.limit + 1,
+    });
+    return PROVIDER_LIST.page(rows, page.limit, (r) => this.view(r));
   }
 
   async get(actor: Actor, id: string): Promise<ProviderView> {
@@ -201,7 +207,7 @@ export class IdentityProviderService {
     return this.view(await this.find(this.db, actor.tenantId, id));
   }
 
-  /** PATCH semantics; a changed issuer is discovered again, and any update refreshes the endpoints from it. */
+  /** PATCH semantics; a changed issuer is discovered (and checked) again, which refreshes the stored endpoints. */
   async update(actor: Actor, id: string, input: UpdateProviderInput): Promise<ProviderView> {
     assertCanWrite(actor);
     const current = await this.find(this.db, actor.tenantId, id);

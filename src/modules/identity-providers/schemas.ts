@@ -1,6 +1,8 @@
 // Input validation of upstream identity providers (zod, strict: unknown fields are 400). REST and
 // GraphQL parse with these same schemas, so both refuse the same input the same way.
 import { z } from "zod";
+import type { Prisma } from "../../generated/sqlite/client";
+import { Keyset, pageQuerySchema } from "../../shared/pagination";
 
 export const ALLOWED_FOR = ["end_users", "admins"] as const;
 export type AllowedFor = (typeof ALLOWED_FOR)[number];
@@ -92,3 +94,14 @@ export type UpdateProviderInput = z.infer<typeof updateProviderSchema>;
 
 export type ClaimMapping = z.infer<typeof claimMappingSchema>;
 export type GroupSyncEntry = z.infer<typeof groupSyncEntry>;
+
+/** The providers list: by name, the row id breaking ties (docs/architecture.md "Pagination"). */
+export const PROVIDER_LIST = new Keyset<{ name: string; id: string }, Prisma.IdentityProviderWhereInput, Prisma.IdentityProviderOrderByWithRelationInput[]>(
+  "identity-providers",
+  [
+    { field: "name", dir: "asc", kind: "string" },
+    { field: "id", dir: "asc", kind: "string" },
+  ],
+  (p) => [p.name, p.id],
+);
+export const listProvidersQuery = pageQuerySchema(PROVIDER_LIST);
