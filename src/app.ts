@@ -18,7 +18,8 @@ import { createRbac, type RbacServices } from "./modules/rbac";
 import { ResourceServerRegistry, ResourceServerService, createLifecycle, describeForConsent, type ResourceServerLifecycle } from "./modules/resource-servers";
 import { readFileSync } from "node:fs";
 import { AddressRateLimits, CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, WorkspaceClients, type ClientService } from "./modules/clients";
-import { createSignIn, type SignInServices } from "./modules/signin";
+import { createSignIn, TicketSealer, type SignInServices } from "./modules/signin";
+import { FederationService, IdentityProviderService } from "./modules/identity-providers";
 import { createOAuth, type OAuthServices } from "./modules/oauth";
 import { requestLog } from "./rest/request-log";
 import { requestContext } from "./rest/request-context";
@@ -57,6 +58,8 @@ import { membershipsRouter } from "./rest/memberships";
 import { endUsersRouter } from "./rest/end-users";
 import { rolesRouter } from "./rest/roles";
 import { groupsRouter } from "./rest/groups";
+import { identityProvidersRouter } from "./rest/identity-providers";
+import { loginProxyRouter } from "./rest/login-proxy";
 import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
@@ -157,7 +160,14 @@ export interface Services {
   trusts: TrustService;
   /** Access requests and agent connections (the jwt-bearer grant's approvals). */
   accessRequests: AccessRequestService;
+  /** /svc/oocmgr/providers: the workspace's upstream OpenID providers. */
+  identityProviders: IdentityProviderService;
+  /** /svc/hmgr/login and /svc/hmgr/callback: sign-in through an upstream provider. */
+  federation: FederationService;
 }
+
+/** Roles that may sign in to the cockpit through an identity provider (admin SSO). */
+const ADMIN_SSO_ROLES: ReadonlySet<string> = new Set(["owner", "admin", "readonly_auditor"]);
 
 /** Request body limits: admin JSON is small (OAuth forms: rest/oauth.ts); manifests get a larger, explicit limit. */
 export const JSON_BODY_LIMIT = "100kb";
@@ -226,6 +236,16 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     addressLimits.limit("cimd-fetch", deps.config.cimd.fetchesPerAddressPerMinute, 60_000),
   );
   const signInClients = new SignInClientLookup(deps.db, cimd);
+  // Upstream OpenID providers (docs/federation.md): discovery and JWKS through the same outbound guard.
+  const basePath = new URL(deps.config.publicUrl).pathname.replace(/\/+$/, "");
+  const identityProviders = new IdentityProviderService(
+    deps.db,
+    clock,
+    ids,
+    deriveKey(deps.masterKey, "identity-provider-secrets"),
+    outbound,
+    `${deps.config.publicUrl.replace(/\/+$/, "")}/svc/hmgr/callback`,
+  );
   // The clients' registry is built with the OAuth pieces below; logout reads it only at request time.
   let clientsRegistry: OAuthServices["clientRegistry"] | undefined;
   const signin = createSignIn({
@@ -258,9 +278,50 @@ export async function createServices(deps: AppDeps): Promise<Services> {
         const c = await jwt.readIdTokenHint(token);
         return c ? { sub: c.sub, aud: c.aud, sid: c.sid } : null;
       },
+      signInOptions: async (tenantId, ticket) => {
+        const [offered, password] = await Promise.all([identityProviders.offered(tenantId, "end_users"), tenancy.endUserPasswordSignIn(tenantId)]);
+        return {
+          // Never a page without a way in: with no provider offered, the password form stays.
+          passwordEnabled: password || offered.length === 0,
+          providers: offered.map((p) => ({ name: p.name, href: `${basePath}/svc/hmgr/login?${new URLSearchParams({ provider: p.id, ticket })}` })),
+          discoverAction: offered.some((p) => p.emailDomains.length > 0) ? `${basePath}/svc/hmgr/login` : undefined,
+        };
+      },
     },
   });
   const trustRegistry = new TrustRegistry(deps.db, caches);
+  const federation = new FederationService(
+    deps.db,
+    clock,
+    ids,
+    identityProviders,
+    new TicketSealer(deriveKey(deps.masterKey, "federation-flow"), () => clock.now()),
+    outbound,
+    {
+      pendingAuthorization: (ticket) => signin.service.pendingAuthorization(ticket),
+      continueAuthorization: (ticket, user, factors, cookie) => signin.service.federatedSignIn(ticket, user, factors, cookie),
+      consumeOnce: (value, expiresAt) => signin.service.consumeOnce(value, expiresAt),
+      findUserByEmail: (tx, tenantId, email) => tenancy.findUserByEmailIn(tx, tenantId, email),
+      createUser: (tx, tenantId, input) => tenancy.createFederatedUser(tx, tenantId, input),
+      emailOf: (tx, tenantId, userId) => tenancy.emailIn(tx, tenantId, userId),
+      standing: (tx, tenantId, userId) => tenancy.standingIn(tx, tenantId, userId),
+      syncGroups: async (tx, tenantId, userId, managed, desired) => void (await rbac.groups.syncMemberships(tx, tenantId, userId, managed, desired)),
+      grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
+      adminStanding: async (tenantId, userId, upstreamAmr) => {
+        const candidate = await tenancy.adminCandidateOf(tenantId, userId);
+        if (!candidate || !ADMIN_SSO_ROLES.has(candidate.role)) return "not_admin";
+        // The workspace's MFA rule for admins holds: the provider must say it used more than one factor.
+        return candidate.workspaceRequiresMfa && !upstreamAmr.includes("mfa") ? "mfa_required" : "ok";
+      },
+      adminToken: async (tenantId, userId, upstreamAmr) => {
+        const candidate = await tenancy.adminCandidateOf(tenantId, userId);
+        if (!candidate || !ADMIN_SSO_ROLES.has(candidate.role)) return "not_admin";
+        if (candidate.workspaceRequiresMfa && !upstreamAmr.includes("mfa")) return "mfa_required";
+        return tenancy.issueAdminToken(candidate, upstreamAmr.includes("mfa") ? ["fed", "mfa"] : ["fed"]);
+      },
+    },
+    basePath,
+  );
   const { clients, oauth } = await createOAuth({
     db: deps.db,
     caches,
@@ -378,6 +439,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     }),
     trusts: new TrustService(deps.db, clock, ids),
     accessRequests: oauth.accessRequests,
+    identityProviders,
+    federation,
     config: deps.config,
     db: deps.db,
     clock,
@@ -482,11 +545,13 @@ export function createHttpApp(services: Services): Express {
     migrationsRouter(services.migrations),
     mfaPolicyRouter(tenancy),
     accessViewsRouter(services.accessViews),
+    identityProvidersRouter(services.identityProviders),
   ];
   const { signin } = services;
   const unauthenticated = [
     healthRouter(db, services.changes),
     authRouter(signin.adminSignIn),
+    loginProxyRouter(services.federation, cookies, logger),
     webauthnLoginRouter(signin.service, signin.adminSignIn, cookies, services.config.publicUrl, logger),
     // A person's own second factors, passkeys, sessions and consents: their admin JWT or their session cookie.
     selfServiceRouter({ adminAuth: services.adminAuth, sessions: signin.sessions, consents: signin.consents, totp: signin.totp, passkeys: signin.passkeys, cookies, publicUrl: services.config.publicUrl }),

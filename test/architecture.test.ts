@@ -56,6 +56,8 @@ const OWNERS: Record<string, string> = {
   passkeyCredential: "signin",
   webAuthnChallenge: "signin",
   usedClientAssertion: "oauth",
+  identityProvider: "identity-providers",
+  federatedIdentity: "identity-providers",
   // The audit trail's chain is kept by the one write path itself (src/storage/audit-trail.ts,
   // docs/decisions/0038-audit-trail.md): appended by every unit of work, pruned with a checkpoint.
   auditEvent: "storage",

@@ -27,5 +27,6 @@ import "./types/audit-event";
 import "./types/access-views";
 // Enterprise-managed agents: access requests and agent connections (docs/enterprise-agents.md).
 import "./types/access-request";
+import "./types/identity-provider";
 
 export const schema = builder.toSchema();

@@ -62,6 +62,10 @@ export const AUDITED_MODELS: Readonly<Record<string, AuditedModel>> = {
   IdJagSubject: { entity: "id_jag_subject", idFields: ["id"] },
   // lastConnectedAt is written in batches off the jwt-bearer grant's path: bookkeeping.
   AccessRequest: { entity: "access_request", idFields: ["id"], ignore: [...STAMPS, "lastConnectedAt"] },
+  // The client secret column is sealed (clientSecretEnc: redacted by name); discovery stamps are bookkeeping.
+  IdentityProvider: { entity: "identity_provider", idFields: ["id"], ignore: [...STAMPS, "discoveredAt"] },
+  // Each sign-in stamps the link (lastSignInAt, lastAmr, lastAcr, email); the sign-in's own event says so.
+  FederatedIdentity: { entity: "federated_identity", idFields: ["id"], ignore: ["lastSignInAt", "lastAmr", "lastAcr", "email"] },
 };
 
 /** A column that holds a secret, a hash of one, or a ciphertext. */

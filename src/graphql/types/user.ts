@@ -13,6 +13,33 @@ import { pageArgs, pageOf } from "./pagination";
 import { nullIfNotFound } from "./people-support";
 import { EffectiveAccessItemRef, RoleBindingRef } from "./role-binding";
 
+interface FederatedLink {
+  providerId: string;
+  subject: string;
+  lastSignInAt: Date;
+  createdAt: Date;
+  provider: { name: string };
+}
+
+const FederatedIdentityRef = builder.objectRef<FederatedLink>("FederatedIdentity").implement({
+  description: "The user's link to an upstream identity provider: (provider, sub), decision 0041.",
+  fields: (t) => ({
+    providerId: t.exposeID("providerId"),
+    providerName: t.string({ resolve: (l) => l.provider.name }),
+    subject: t.exposeString("subject", { description: "The provider's `sub` for this person." }),
+    lastSignInAt: t.expose("lastSignInAt", { type: "DateTime" }),
+    linkedAt: t.expose("createdAt", { type: "DateTime" }),
+  }),
+});
+
+const federatedSelect = {
+  federatedIdentities: {
+    orderBy: [{ lastSignInAt: "desc" as const }, { id: "asc" as const }],
+    take: 20,
+    select: { providerId: true, subject: true, lastSignInAt: true, createdAt: true, provider: { select: { name: true } } },
+  },
+};
+
 builder.prismaObject("User", {
   // Select mode: only requested columns are read (never passwordHash; no field selects it).
   select: { id: true },
@@ -47,6 +74,25 @@ builder.prismaObject("User", {
       args: { ...pageArgs },
       // One batch per page asked for; a bad first/after fails this field, not the whole batch.
       resolve: (u, args, ctx) => ctx.loaders.roleBindings("user", pageOf(ROLE_BINDING_LIST, args)).load(u.id),
+    }),
+    federatedIdentities: t.field({
+      type: [FederatedIdentityRef],
+      description: "Where the account signs in from: its links to upstream identity providers, the most recent sign-in first.",
+      select: federatedSelect,
+      resolve: (u) => u.federatedIdentities,
+    }),
+    identityProvider: t.string({
+      nullable: true,
+      description: "The name of the identity provider of the account's most recent federated sign-in (null: it signs in with Toolgate's own factors only).",
+      select: federatedSelect,
+      resolve: (u) => u.federatedIdentities[0]?.provider.name ?? null,
+    }),
+    lastSignInAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When the account last signed in through an identity provider.",
+      select: federatedSelect,
+      resolve: (u) => u.federatedIdentities[0]?.lastSignInAt ?? null,
     }),
     effectiveAccess: t.field({
       type: [EffectiveAccessItemRef],

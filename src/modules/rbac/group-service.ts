@@ -115,6 +115,23 @@ export class GroupService {
     return g;
   }
 
+  /**
+   * Group sync of a federated sign-in, in its transaction: of the `managed` groups (those a
+   * provider's group_sync names), the user ends up a member of exactly `desired`. Other groups are
+   * left alone. The unit of work drops the user's cached access facts after commit, as for any
+   * membership change, so introspection sees a removal at once.
+   */
+  async syncMemberships(tx: DbOrTx, tenantId: string, userId: string, managed: readonly string[], desired: readonly string[]): Promise<{ added: number; removed: number }> {
+    const want = new Set(desired);
+    const stale = managed.filter((g) => !want.has(g));
+    const removed = stale.length ? (await tx.groupMember.deleteMany({ where: { tenantId, userId, groupId: { in: stale } } })).count : 0;
+    const present = new Set((await tx.groupMember.findMany({ where: { tenantId, userId, groupId: { in: [...want] } }, select: { groupId: true } })).map((m) => m.groupId));
+    // Only groups of this workspace (a provider's group_sync was checked when saved; a group deleted since is skipped).
+    const existing = (await tx.group.findMany({ where: { tenantId, id: { in: [...want].filter((g) => !present.has(g)) } }, select: { id: true } })).map((g) => g.id);
+    for (const groupId of existing) await tx.groupMember.create({ data: { groupId, userId, tenantId, createdAt: this.clock.now() } });
+    return { added: existing.length, removed };
+  }
+
   /** For the transaction that removes a member from the workspace (tenancy's hook, wired in app.ts). */
   async removeUserEverywhere(tx: DbOrTx, tenantId: string, userId: string): Promise<void> {
     await tx.groupMember.deleteMany({ where: { tenantId, userId } });

@@ -16,4 +16,5 @@ export { TotpService, type TotpEnrolment } from "./mfa/totp-service";
 export { PasskeyService, type PasskeyView } from "./mfa/passkey-service";
 export { AdminSignIn, type AdminAccount, type AdminTokenAnswer } from "./mfa/admin-sign-in";
 export { PASSKEY_SCRIPT } from "./passkey-script";
+export { noticePage, type ProviderChoice } from "./pages";
 export type { Person, AttemptSource, ThrottledCheck } from "./mfa/person";

@@ -78,22 +78,61 @@ function clientLabel(client: ClientDisplay): string {
   return name + unverified + host;
 }
 
-export function loginPage(opts: { ticket: string; client: ClientDisplay; actions: FormActions; error?: string; email?: string }): string {
+/** An upstream identity provider offered on the sign-in page: its name and the login proxy's start link. */
+export interface ProviderChoice {
+  name: string;
+  href: string;
+}
+
+/**
+ * "Continue with <provider>" links, and the home-realm discovery form: an email whose domain
+ * belongs to a provider goes straight to it (GET /svc/hmgr/login with login_hint).
+ */
+function providerBox(ticket: string, providers: readonly ProviderChoice[], discoverAction: string | undefined, email: string | undefined): string {
+  if (providers.length === 0) return "";
+  const links = providers.map((p) => `<li><a href="${escapeHtml(p.href)}">Continue with ${escapeHtml(p.name)}</a></li>`).join("");
+  const discover = discoverAction
+    ? `<form method="get" action="${escapeHtml(discoverAction)}">
+<input type="hidden" name="ticket" value="${escapeHtml(ticket)}">
+<label for="sso-email">Work email (single sign-on)</label>
+<input id="sso-email" name="login_hint" type="email" autocomplete="username" required value="${escapeHtml(email ?? "")}">
+<button type="submit">Continue with single sign-on</button>
+</form>`
+    : "";
+  return `<section aria-label="Single sign-on">
+<h2>Or sign in with your organization</h2>
+<ul>${links}</ul>
+${discover}
+</section>`;
+}
+
+export function loginPage(opts: {
+  ticket: string;
+  client: ClientDisplay;
+  actions: FormActions;
+  error?: string;
+  email?: string;
+  providers?: readonly ProviderChoice[];
+  discoverAction?: string;
+  /** false: the workspace turned the password form off (providers and passkeys remain). */
+  password?: boolean;
+}): string {
   const { client } = opts;
   return page(
     "Sign in",
     `<h1>Sign in</h1>
 <p>${clientLabel(client)} wants to access <code>${isolated(client.resource)}</code> on your behalf.</p>
 ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ""}
-<form method="post" action="${escapeHtml(opts.actions.login)}">
+${opts.password === false ? "" : `<form method="post" action="${escapeHtml(opts.actions.login)}">
 <input type="hidden" name="ticket" value="${escapeHtml(opts.ticket)}">
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username webauthn" required value="${escapeHtml(opts.email ?? "")}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button>
-</form>
-${passkeyBox(opts.actions, opts.ticket, "Sign in with a passkey")}`,
+</form>`}
+${passkeyBox(opts.actions, opts.ticket, "Sign in with a passkey")}
+${providerBox(opts.ticket, opts.providers ?? [], opts.discoverAction, opts.email)}`,
     opts.actions.passkeyScript,
   );
 }
@@ -168,6 +207,14 @@ ${scopes}
 <button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </form>`,
+  );
+}
+
+/** A page that says what happened (a refused or failed federated sign-in) and, when it can, offers to start again. */
+export function noticePage(title: string, message: string, again?: { href: string; label: string }): string {
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1>\n<p class="error" role="alert">${escapeHtml(message)}</p>${again ? `\n<p><a href="${escapeHtml(again.href)}">${escapeHtml(again.label)}</a></p>` : ""}`,
   );
 }
 

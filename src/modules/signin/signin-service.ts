@@ -19,7 +19,7 @@ import { DomainError } from "../../shared/errors";
 import type { FirstTimeGrant } from "./first-time-grant";
 import type { IdGenerator } from "../../shared/ids";
 import type { Clock } from "../../shared/clock";
-import { consentPage, errorPage, loginPage, secondFactorPage, type ClientDisplay, type FormActions } from "./pages";
+import { consentPage, errorPage, loginPage, secondFactorPage, type ClientDisplay, type FormActions, type ProviderChoice } from "./pages";
 import { withParams } from "./redirect-uri";
 import type { TicketSealer } from "./tickets";
 import type { UsedLoginTickets } from "./used-login-tickets";
@@ -54,6 +54,8 @@ export interface SignInPorts extends AuthorizePorts {
   userEmail(tenantId: string, userId: string): Promise<string | null>;
   /** An ID token this server issued (expired or not): who, for which client, in which session; null otherwise. */
   readIdTokenHint(token: string): Promise<IdTokenHint | null>;
+  /** The workspace's upstream identity providers for the sign-in page of this ticket (optional: none without it). */
+  signInOptions?(tenantId: string, ticket: string): Promise<{ providers: ProviderChoice[]; discoverAction?: string; passwordEnabled: boolean }>;
 }
 
 export interface IdTokenHint {
@@ -227,7 +229,7 @@ export class SignInService {
     if (decision) {
       if (r.prompt.includes("none")) return { ...this.errorRedirect(r, decision.error, decision.reason), decision };
       if (decision.prompt === "second_factor") return { ...(await this.secondFactorStep(r, client, session!.userId, sessionEmail!, session!.factors)), decision };
-      return { ...this.loginStep(r, client, undefined, r.loginHint), decision };
+      return { ...(await this.loginStep(r, client, undefined, r.loginHint)), decision };
     }
     return this.proceed(r, client, session!, sessionEmail!);
   }
@@ -244,13 +246,49 @@ export class SignInService {
     return [...(otp ? (["otp"] as const) : []), ...(passkey ? (["passkey"] as const) : [])];
   }
 
-  private loginStep(r: ValidatedAuthorization, client: ClientInfo, error?: string, email?: string): SignInStep {
+  private async loginStep(r: ValidatedAuthorization, client: ClientInfo, error?: string, email?: string): Promise<SignInStep> {
     const ticket = this.tickets.seal("authorize", { r, ...client, a: this.ids.token(16) } satisfies LoginTicket, LOGIN_TICKET_TTL_S);
+    // The workspace's upstream identity providers offered to end users (identity-providers module).
+    const federation = this.ports.signInOptions ? await this.ports.signInOptions(r.tenantId, ticket) : undefined;
     return {
       kind: "page",
       status: error ? 401 : 200,
-      html: loginPage({ ticket, client: this.display(r, client.n, client.m), actions: this.actions, error, email }),
+      html: loginPage({
+        ticket,
+        client: this.display(r, client.n, client.m),
+        actions: this.actions,
+        error,
+        email,
+        providers: federation?.providers,
+        discoverAction: federation?.discoverAction,
+        password: federation?.passwordEnabled ?? true,
+      }),
     };
+  }
+
+  /**
+   * The pending authorization a sign-in page's ticket carries (the login proxy starts an upstream
+   * sign-in for it): its workspace, server and login_hint; null when the ticket is bad or expired.
+   */
+  pendingAuthorization(ticket: string | undefined): { tenantId: string; resourceServerId: string; loginHint?: string } | null {
+    const t = this.tickets.open<LoginTicket>("authorize", ticket);
+    return t ? { tenantId: t.r.tenantId, resourceServerId: t.r.resourceServerId, loginHint: t.r.loginHint } : null;
+  }
+
+  /** Records a one-time value of another sign-in step (an upstream flow's state); false when it was recorded before. */
+  consumeOnce(value: string, expiresAt: Date): Promise<boolean> {
+    return this.parts.usedLoginTickets.consume(value, expiresAt);
+  }
+
+  /**
+   * An upstream identity provider signed the person in (the login proxy checked everything): the
+   * same new browser session as a password sign-in, with the factor it names, then the
+   * authorization of the ticket goes on (consent as usual).
+   */
+  async federatedSignIn(ticket: string, user: { id: string; email: string }, factors: string[], cookie: string | undefined): Promise<SignInStep> {
+    const t = this.tickets.open<Expiring<LoginTicket>>("authorize", ticket);
+    if (!t) return SignInService.expired("sign-in page");
+    return this.signedIn(t.r, t, user, factors, cookie);
   }
 
   private async secondFactorStep(r: ValidatedAuthorization, client: ClientInfo, userId: string, email: string, factors: string[], error?: string): Promise<SignInStep> {
@@ -267,13 +305,17 @@ export class SignInService {
   async login(ticket: string | undefined, email: string, password: string, source: { address: string }, cookie?: string): Promise<SignInStep> {
     const t = this.tickets.open<Expiring<LoginTicket>>("authorize", ticket);
     if (!t || typeof t.a !== "string") return SignInService.expired("sign-in page");
+    // The workspace turned the end users' password form off: a hand-made post is refused too.
+    if (this.ports.signInOptions && !(await this.ports.signInOptions(t.r.tenantId, ticket!)).passwordEnabled) {
+      return { kind: "page", status: 403, html: errorPage("This workspace signs people in through its identity provider, not with a password.") };
+    }
     // One password attempt per page: a wrong password is answered with a new page (a new ticket).
     if (!(await this.parts.usedLoginTickets.consume(t.a, new Date(t.exp * 1000)))) {
       return { kind: "page", status: 400, html: errorPage("This sign-in page has already been used. Start again from the application.") };
     }
     // A throttled account gets the same page as a wrong password (no hint for a guesser).
     const user = await this.ports.verifyUser(t.r.tenantId, email, password, source).catch((e) => (e instanceof DomainError && e.code === "too_many_requests" ? null : Promise.reject(e)));
-    if (!user) return { ...this.loginStep(t.r, t, "Invalid email or password.", email), event: { outcome: "failure", tenantId: t.r.tenantId, factors: ["pwd"] } };
+    if (!user) return { ...(await this.loginStep(t.r, t, "Invalid email or password.", email)), event: { outcome: "failure", tenantId: t.r.tenantId, factors: ["pwd"] } };
     // An enrolled second factor is asked for before the session starts.
     if ((await this.secondFactors(t.r.tenantId, user.id)).length > 0) return this.secondFactorStep(t.r, t, user.id, user.email, ["pwd"]);
     return this.signedIn(t.r, t, { id: user.id, email: user.email }, ["pwd"], cookie);

@@ -4,7 +4,7 @@
 import { createHmac } from "node:crypto";
 import { safeEqual } from "../../shared/crypto";
 
-export type TicketPurpose = "authorize" | "consent" | "second_factor" | "resume" | "admin_mfa" | "logout";
+export type TicketPurpose = "authorize" | "consent" | "second_factor" | "resume" | "admin_mfa" | "logout" | "federation" | "admin_sso";
 
 export class TicketSealer {
   constructor(

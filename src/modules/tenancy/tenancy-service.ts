@@ -1,6 +1,6 @@
 // Workspaces, their users and the admin session: bootstrap, login, actor resolution.
 import { z } from "zod";
-import type { Db } from "../../storage";
+import type { Db, DbOrTx } from "../../storage";
 import { isUniqueViolation, recordAuditEvent } from "../../storage";
 import { AUDIT_ACTIONS } from "../audit";
 import type { Clock } from "../../shared/clock";
@@ -210,6 +210,23 @@ export class TenancyService {
     };
   }
 
+  /** Admin SSO (identity-providers): the account's active membership of this workspace as an admin candidate, or null. */
+  async adminCandidateOf(tenantId: string, userId: string): Promise<AdminCandidate | null> {
+    const membership = await this.db.membership.findFirst({
+      where: { tenantId, userId, status: "active" },
+      include: { workspace: { select: { requireAdminMfa: true } }, user: { select: { email: true, credentialVersion: true } } },
+    });
+    if (!membership) return null;
+    return {
+      userId,
+      tenantId,
+      email: membership.user.email,
+      role: membership.membershipType as MembershipType,
+      credentialVersion: membership.user.credentialVersion,
+      workspaceRequiresMfa: membership.workspace.requireAdminMfa,
+    };
+  }
+
   /** An admin JWT for a verified candidate, saying how they signed in (`amr`); `enrolOnly` limits it to enrolling a second factor. */
   async issueAdminToken(candidate: AdminCandidate, amr: readonly string[], enrolOnly = false): Promise<{ access_token: string; token_type: "Bearer"; expires_in: number }> {
     const { token, expiresIn } = await this.jwt.signAdminToken(candidate.userId, candidate.tenantId, candidate.credentialVersion, amr, enrolOnly);
@@ -259,6 +276,25 @@ export class TenancyService {
     if (actor.role !== "owner") throw forbidden("only an owner may change the workspace's MFA rule");
     const w = await this.db.workspace.update({ where: { id: tenantId }, data: { requireAdminMfa: input.require_mfa_for_admins }, select: { requireAdminMfa: true } });
     return { require_mfa_for_admins: w.requireAdminMfa };
+  }
+
+  /** Whether end users of the workspace may sign in with a password (the sign-in page's form). */
+  async endUserPasswordSignIn(tenantId: string): Promise<boolean> {
+    return (await this.db.workspace.findUnique({ where: { id: tenantId }, select: { endUserPasswordSignIn: true } }))?.endUserPasswordSignIn ?? true;
+  }
+
+  async signInPolicy(actor: Actor, tenantId: string): Promise<{ end_user_password: boolean }> {
+    assertSameTenant(actor, tenantId);
+    assertCanRead(actor);
+    return { end_user_password: await this.endUserPasswordSignIn(tenantId) };
+  }
+
+  /** Owners and admins turn the end users' password form on or off (admins keep their own password login: no lockout). */
+  async setSignInPolicy(actor: Actor, tenantId: string, input: { end_user_password: boolean }): Promise<{ end_user_password: boolean }> {
+    assertSameTenant(actor, tenantId);
+    assertCanWrite(actor);
+    const w = await this.db.workspace.update({ where: { id: tenantId }, data: { endUserPasswordSignIn: input.end_user_password }, select: { endUserPasswordSignIn: true } });
+    return { end_user_password: w.endUserPasswordSignIn };
   }
 
   /**
@@ -313,6 +349,36 @@ export class TenancyService {
   async getWorkspace(actor: Actor): Promise<{ id: string; name: string; createdAt: Date }> {
     const w = await this.db.workspace.findUniqueOrThrow({ where: { id: actor.tenantId } });
     return w;
+  }
+
+  // ---------------------------------------------------------------- federated sign-in (identity-providers' ports)
+
+  /** The workspace's account with this email, inside the sign-in's transaction. */
+  async findUserByEmailIn(tx: DbOrTx, tenantId: string, email: string): Promise<{ id: string; email: string } | null> {
+    return tx.user.findUnique({ where: { tenantId_email: { tenantId, email: email.trim().toLowerCase() } }, select: { id: true, email: true } });
+  }
+
+  /** A just-in-time account (first sign-in through an upstream provider): no password, a `member` membership. */
+  async createFederatedUser(tx: DbOrTx, tenantId: string, input: { email: string; username: string }): Promise<{ id: string; email: string }> {
+    const now = this.clock.now();
+    const user = await tx.user.create({ data: { tenantId, email: input.email.trim().toLowerCase(), username: input.username, passwordHash: null, createdAt: now, updatedAt: now } });
+    await tx.membership.create({ data: { tenantId, userId: user.id, source: "federation", createdAt: now } });
+    return { id: user.id, email: user.email };
+  }
+
+  async emailIn(tx: DbOrTx, tenantId: string, userId: string): Promise<string | null> {
+    return (await tx.user.findFirst({ where: { id: userId, tenantId }, select: { email: true } }))?.email ?? null;
+  }
+
+  /** Whether a person may sign in to the workspace: an active membership and no end-user suspension. */
+  async standingIn(tx: DbOrTx, tenantId: string, userId: string): Promise<"active" | "suspended" | "removed"> {
+    const [membership, endUser] = await Promise.all([
+      tx.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
+      tx.endUserState.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
+    ]);
+    if (!membership || membership.status === "left") return "removed";
+    if (membership.status !== "active" || endUser?.status === "suspended") return "suspended";
+    return "active";
   }
 
   /** An admin creates a user of this workspace, who joins it as `member`. */

@@ -1,16 +1,17 @@
 // Every way to sign in, and what a set of used factors amounts to: the `amr` and `acr` of ID tokens
 // and admin JWTs (docs/decisions/0036-sessions-and-factors.md). To add a factor: a file beside this
 // one exporting a Factor, and one line in FACTORS.
+import { federatedFactor } from "./federated";
 import { passkeyFactor } from "./passkey";
 import { passwordFactor } from "./password";
 import { recoveryCodeFactor } from "./recovery-code";
 import { totpFactor } from "./totp";
 import type { Factor } from "./types";
 
-export const FACTORS: readonly Factor[] = [passwordFactor, totpFactor, recoveryCodeFactor, passkeyFactor];
+export const FACTORS: readonly Factor[] = [passwordFactor, totpFactor, recoveryCodeFactor, passkeyFactor, federatedFactor];
 
 export type { Factor, FactorKind } from "./types";
-export { passwordFactor, totpFactor, recoveryCodeFactor, passkeyFactor };
+export { passwordFactor, totpFactor, recoveryCodeFactor, passkeyFactor, federatedFactor };
 
 const byId = new Map(FACTORS.map((f) => [f.id, f]));
 

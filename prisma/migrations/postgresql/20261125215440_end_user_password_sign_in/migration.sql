@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Workspace" ADD COLUMN     "endUserPasswordSignIn" BOOLEAN NOT NULL DEFAULT true;
