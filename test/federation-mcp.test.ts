@@ -89,8 +89,7 @@ describe.skipIf(!browserTestsRun)("in headless Chromium", () => {
     op.next = { sub: "yan-sub" };
     const browser = await launchChromium();
     try {
-      // A redirect URI on Toolgate's origin, as test/passkeys.test.ts does: the sign-in pages' CSP
-      // (form-action 'self') applies to the consent form's redirect in Chromium.
+      // A redirect URI on Toolgate's origin (another origin works too: test/signin-browser-redirect.test.ts).
       const appRedirect = `${h.config.publicUrl}/client-callback`;
       const app = await h.admin("POST", `/svc/resource-servers/${serverId}/clients`, { client_name: "Browser app", kind: "human_app", redirect_uris: [appRedirect], allowed_scopes: ["notes:read"] });
       expect(app.status).toBe(201);

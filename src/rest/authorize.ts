@@ -14,12 +14,17 @@ import { oauthErrorHandler } from "./oauth-errors";
 import { rejectUnsafeInput } from "./input-hygiene";
 import { readSessionCookie, writeSessionCookie, type CookieSettings } from "./session-cookie";
 
-/** Pages must never be cached or framed, must not leak the request through Referer, and run only our own script. */
+/**
+ * Pages must never be cached or framed, must not leak the request through Referer, and run only our
+ * own script. No `form-action`: browsers check it against where a form submission is redirected too
+ * (CSP Level 3 §6.4.1; Chromium enforces it), and these forms end at the client's redirect URI or
+ * the upstream identity provider, on other origins (decision 0043).
+ */
 export const PAGE_HEADERS = {
   "Cache-Control": "no-store",
   Pragma: "no-cache",
   "X-Frame-Options": "DENY",
-  "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  "Content-Security-Policy": "default-src 'none'; script-src 'self'; connect-src 'self'; img-src data:; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
   "Referrer-Policy": "no-referrer",
   "X-Content-Type-Options": "nosniff",
 };

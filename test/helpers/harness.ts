@@ -144,6 +144,9 @@ export async function startToolgate(opts: StartOptions = {}): Promise<Harness> {
   const database = await createTestDatabase();
   // The server main.ts runs (requests born with the app's prototypes, src/http-server.ts).
   const { server, serve } = createExpressServer();
+  // As main.ts sets it: with Node's 5 s default, a test that pauses between requests (seeding rows
+  // directly) can send its next request on a connection the server is closing (ECONNRESET).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

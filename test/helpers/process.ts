@@ -64,11 +64,14 @@ export async function startServerProcess(env: Record<string, string> | ((url: st
 async function startOnce(port: number, env: Record<string, string> | ((url: string) => Record<string, string>), cwd: string, entry: ServerEntry): Promise<RunningServer> {
   const args = entry === "tsx" ? [TSX, join(ROOT, "src/main.ts")] : [join(ROOT, "dist/main.js")];
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, args, { cwd, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...(typeof env === "function" ? env(url) : env) }) });
+  // Its own process group: tsx runs the server in a child process, which a SIGKILL of tsx alone
+  // would leave running (an orphan holding the database and a core).
+  const child = spawn(process.execPath, args, { cwd, detached: true, env: childEnv({ PORT: String(port), HOST: "127.0.0.1", ...(typeof env === "function" ? env(url) : env) }) });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const deadline = Date.now() + 30_000;
+  // tsx compiles the whole app at start: on a loaded 2-core machine that alone can take half a minute.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) {
       if (/EADDRINUSE/.test(out)) throw new PortTakenError(`port ${port} was taken:\n${out}`);
@@ -82,7 +85,7 @@ async function startOnce(port: number, env: Record<string, string> | ((url: stri
       /* not up yet */
     }
     if (Date.now() > deadline) {
-      child.kill("SIGKILL");
+      process.kill(-child.pid!, "SIGKILL");
       throw new Error(`server did not start:\n${out}`);
     }
     await new Promise((r) => setTimeout(r, 100));
