@@ -8,8 +8,8 @@
 // What the runner changes, and nothing else:
 // - http://localhost:8080 becomes the server's ephemeral URL (also its TOOLGATE_PUBLIC_URL, so the
 //   issuer is the URL the commands use, as it is for a reader);
-// - port 3333 (the sample MCP server of docs/lifecycle.md) becomes a free port, so parallel test
-//   files cannot collide on it;
+// - port 3333 (the sample MCP server of docs/lifecycle.md, the upstream identity provider of
+//   docs/federation.md) becomes a free port, so parallel test files cannot collide on it;
 // - `CODE=<paste …>`, the code a reader copies from the browser after signing in, comes from a
 //   scripted browser (test/helpers/walkthrough-browser.ts) that opens "$AUTHORIZE" and signs in as
 //   the marker's browser="email password";
