@@ -8,8 +8,8 @@
 // What the runner changes, and nothing else:
 // - http://localhost:8080 becomes the server's ephemeral URL (also its TOOLGATE_PUBLIC_URL, so the
 //   issuer is the URL the commands use, as it is for a reader);
-// - port 3333 (the sample MCP server of docs/lifecycle.md) becomes a free port, so parallel test
-//   files cannot collide on it;
+// - port 3333 (the sample MCP server of docs/lifecycle.md, the upstream identity provider of
+//   docs/federation.md) becomes a free port, so parallel test files cannot collide on it;
 // - `CODE=<paste …>`, the code a reader copies from the browser after signing in, comes from a
 //   scripted browser (test/helpers/walkthrough-browser.ts) that opens "$AUTHORIZE" and signs in as
 //   the marker's browser="email password";
@@ -124,6 +124,14 @@ const PROMISES: Record<string, RegExp[]> = {
     /^\["tool_becomes_public"\]$/m,
     /^\{"seq":2,"previous":1,"rows":2\}\nsame files$/m, // chained, byte-identical
   ],
+  "docs/federation.md": [
+    /^\{"name":"Acme SSO","client_secret_set":true,"jit_provisioning":true,"authorization_endpoint":"http:\/\/127\.0\.0\.1:\d+\/auth","redirect_uri":"http:\/\/127\.0\.0\.1:\d+\/svc\/hmgr\/callback"\}$/m, // discovery checked
+    /^\/svc\/hmgr\/login$/m, // "Continue with Acme SSO"
+    /^http:\/\/127\.0\.0\.1:\d+\/interaction\/…$/m, // at the upstream provider's form
+    /^Signed in as <strong>ann@acme\.test<\/strong>$/m, // back at Toolgate's consent page
+    /^\{"active":true,"scope":"notes:read"\}$/m, // the synced group's scope
+    /^\{"email":"ann@acme\.test","identityProvider":"Acme SSO"\}$/m,
+  ],
   "docs/enterprise-agents.md": [
     /pending administrator approval \(request …\)/, // the first connection waits
     /^\{"active":true,"scope":"docs:read"\}$/m, // approved with the reader role
@@ -204,7 +212,7 @@ const found = walkthroughs();
 // The docs are written for the default embedded database (`npm start` on a fresh clone).
 describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("walk-throughs in the docs", () => {
   it("finds the marked walk-throughs, and every doc promise names one", () => {
-    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md", "docs/evidence-and-authzen.md", "docs/enterprise-agents.md"]));
+    expect(found.map((w) => w.name)).toEqual(expect.arrayContaining(["README.md", "docs/people-and-access.md", "docs/graphql.md", "docs/lifecycle.md", "docs/oauth.md", "docs/openid-provider.md", "docs/operations.md", "docs/audit-and-integrations.md", "docs/agents.md", "docs/evidence-and-authzen.md", "docs/enterprise-agents.md", "docs/federation.md"]));
     for (const name of Object.keys(PROMISES)) expect(found.map((w) => w.name)).toContain(name);
   });
 
