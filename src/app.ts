@@ -390,6 +390,13 @@ export async function createServices(deps: AppDeps): Promise<Services> {
   const agents = new AgentService(deps.db, clock, ids, new WorkspaceClients(secretPepper, clock, ids), rbac.bindings);
   // Simulations decide with introspection's own pieces: the resolver, the client and connection
   // lookups, and the compiled runtime policy the SDK fetches.
+  const accessChanges = new AccessChangeService({
+    db: deps.db,
+    resolver: rbac.resolver,
+    clock,
+    findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
+    policy: async (id) => (await lifecycle.policies.get(id))?.document ?? null,
+  });
   const accessViews = createAccessViews({
     db: deps.db,
     clock,
@@ -402,6 +409,8 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     },
     // "Why did this fail" reads the failures the audit trail records.
     auditEvents: audit.events,
+    // A simulation's fix is priced by the change preview (who would gain which tools).
+    previewChange: (actor, id, change) => accessChanges.preview(actor, id, change),
   });
   const authzen = createAuthZen({
     policy: (rs) => lifecycle.runtime.policy(rs),
@@ -430,13 +439,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     accessViews,
     authzen,
     evidence,
-    accessChanges: new AccessChangeService({
-      db: deps.db,
-      resolver: rbac.resolver,
-      clock,
-      findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
-      policy: async (id) => (await lifecycle.policies.get(id))?.document ?? null,
-    }),
+    accessChanges,
     trusts: new TrustService(deps.db, clock, ids),
     accessRequests: oauth.accessRequests,
     identityProviders,

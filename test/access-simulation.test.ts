@@ -68,7 +68,13 @@ describe("access simulation", () => {
     ]);
     expect(stateOf(trace, "client_allowed_scope")).toBe("not_evaluated");
     // The narrowest change: this user alone, on this application only, bound to Editor (the role granting files:write).
-    expect(r.body.fix).toEqual({ kind: "add_binding", subject: "user", subject_id: u.id, role_id: editor, role_name: "Editor", scope_type: "resource_server", scope_id: rs.id, impact: null });
+    expect(r.body.fix).toMatchObject({ kind: "add_binding", subject: "user", subject_id: u.id, role_id: editor, role_name: "Editor", scope_type: "resource_server", scope_id: rs.id });
+    // Priced by the access change preview: this user alone gains files:write and the tools needing it.
+    expect(r.body.fix.impact).toEqual({
+      change: { kind: "binding_add", subject_type: "user", subject_id: u.id, role_id: editor, scope_type: "resource_server", scope_id: rs.id },
+      summary: { users_gaining: 1, users_losing: 0, scopes_gained: ["files:write"], scopes_lost: [], tools_gained: ["delete_file", "write_file"], tools_lost: [] },
+      warnings: [],
+    });
     expect(r.body.safest_fix).toMatch(/Editor/);
     expect(r.body.decision_id).toMatch(/^sim_/);
     expect(r.body.policy_revision.policy_etag).toMatch(/^"/);
@@ -81,6 +87,59 @@ describe("access simulation", () => {
     expect(ok.body.failed_condition).toBeNull();
     expect(ok.body.matched_bindings.map((b: { binding_id: string }) => b.binding_id)).toEqual([binding]);
     expect((ok.body.decision_trace as { state: string }[]).every((s) => s.state === "ok" || s.state === "skipped")).toBe(true);
+  });
+
+  it("the fix's impact is what happens when the fix is applied through the API (effective access before and after)", async () => {
+    const access = async (id: string) => {
+      const r = await h.admin("GET", `/svc/v1/applications/${rs.id}/effective-access?user_id=${id}`);
+      expect(r.status, r.text).toBe(200);
+      return { scopes: r.body.scopes as string[], tools: (r.body.tools as { name: string }[]).map((t) => t.name) };
+    };
+    const minus = (a: string[], b: string[]) => a.filter((x) => !b.includes(x)).sort();
+    // A user with no role at all, and a Viewer: each denied write_file, each with an add_binding fix.
+    const bare = await user();
+    const reader = await user();
+    await bind(`/uflow/v2/users/${reader.id}`, viewer);
+    const others = [await user(), reader];
+    for (const u of [bare, reader]) {
+      const r = await simulate({ user_id: u.id, tool_id: toolIds.write_file });
+      expect(r.body.failed_condition).toBe("missing_role_scope");
+      const fix = r.body.fix;
+      expect(fix.kind).toBe("add_binding");
+      const impact = fix.impact;
+      expect(impact.change).toEqual({ kind: "binding_add", subject_type: "user", subject_id: u.id, role_id: fix.role_id, scope_type: "resource_server", scope_id: rs.id });
+      const watched = [u, ...others.filter((o) => o.id !== u.id)];
+      const before = await Promise.all(watched.map((w) => access(w.id)));
+      // Apply the fix as written, through the bindings API.
+      const applied = await bind(`/uflow/v2/users/${fix.subject_id}`, fix.role_id, { scope_type: fix.scope_type, scope_id: fix.scope_id });
+      const after = await Promise.all(watched.map((w) => access(w.id)));
+      const gainers = watched.filter((_, i) => minus(after[i]!.scopes, before[i]!.scopes).length + minus(after[i]!.tools, before[i]!.tools).length > 0);
+      const losers = watched.filter((_, i) => minus(before[i]!.scopes, after[i]!.scopes).length + minus(before[i]!.tools, after[i]!.tools).length > 0);
+      expect(gainers.map((g) => g.id)).toEqual([u.id]);
+      expect(losers).toEqual([]);
+      expect(impact.summary).toEqual({
+        users_gaining: gainers.length,
+        users_losing: 0,
+        scopes_gained: minus(after[0]!.scopes, before[0]!.scopes),
+        scopes_lost: [],
+        tools_gained: minus(after[0]!.tools, before[0]!.tools),
+        tools_lost: [],
+      });
+      expect(impact.summary.tools_gained).toContain("write_file");
+      expect(impact.warnings).toEqual([]);
+      // The fix worked: the simulation now allows the call, through the binding just made.
+      const now = await simulate({ user_id: u.id, tool_id: toolIds.write_file });
+      expect(now.body.verdict).toBe("allowed");
+      expect(now.body.matched_bindings.map((b: { binding_id: string }) => b.binding_id)).toContain(applied);
+    }
+  });
+
+  it("fixes the preview has no vocabulary for keep impact null", async () => {
+    const s = await user();
+    await bind(`/uflow/v2/users/${s.id}`, editor);
+    expect((await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/end-users/${s.id}/suspend`, { reason: "test" })).status).toBe(200);
+    const r = await simulate({ user_id: s.id, tool_id: toolIds.read_file });
+    expect(r.body.fix).toEqual({ kind: "reactivate_end_user", user_id: s.id, impact: null });
   });
 
   it("an expired binding is the failed condition, with a fix naming it; a suspended end user stops at end_user_active", async () => {

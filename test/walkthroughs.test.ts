@@ -75,6 +75,7 @@ const CONFUSING = [/invalid email or password/, /must be a UUID/, /missing beare
 const PROMISES: Record<string, RegExp[]> = {
   "docs/access-explained.md": [
     /\{"verdict":"denied","failed_condition":"missing_role_scope","required_scopes":\["notes:write"\],"effective_scopes":\["notes:read"\],"fix":"add_binding","role":"Editor"\}/,
+    /\{"users_gaining":1,"tools_gained":\["create_note","delete_note"\]\}/, // the fix's impact, from the change preview
     /\["role_grants_scope","blocked"\]\n\["client_allowed_scope","not_evaluated"\]/,
     /\{"via":"group:Support","role_name":"Viewer","scopes":\[\{"scope":"notes:read","tools":\["list_notes","read_note","server_time"\]\}\]\}/,
     /"users_with_access":1\}/,

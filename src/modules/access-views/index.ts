@@ -5,12 +5,12 @@
 import type { Db } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
-import { AccessSimulationService, type SimulationPorts } from "./simulation";
+import { AccessSimulationService, type SimulationPorts, type ChangePreviewPort } from "./simulation";
 import { ApplicationEffectiveAccessService } from "./effective-access";
 import { AccessReadModels } from "./read-models";
 import { FailureExplanations, type AuditEventsPort } from "./failures";
 
-export { AccessSimulationService, SIMULATION_CHECKS, type SimulationPorts, type SimulationResult, type SimulationInput, type TraceStep } from "./simulation";
+export { AccessSimulationService, SIMULATION_CHECKS, type SimulationPorts, type SimulationResult, type ChangePreviewPort, type FixChange, type FixImpact, type SimulationInput, type TraceStep } from "./simulation";
 export { ApplicationEffectiveAccessService, type ApplicationEffectiveAccess } from "./effective-access";
 export { simulationInputSchema, effectiveAccessQuery, postureQuery, toolExposureQuery, scopesQuery, scopeHoldersQuery, assignmentsQuery, endUserSummaryQuery, recentFailuresQuery } from "./schemas";
 export { AccessReadModels, badges, type PostureStats } from "./read-models";
@@ -23,9 +23,9 @@ export interface AccessViews {
   failures: FailureExplanations;
 }
 
-export function createAccessViews(deps: { db: Db; clock: Clock; ids: IdGenerator; ports: SimulationPorts; auditEvents: AuditEventsPort }): AccessViews {
+export function createAccessViews(deps: { db: Db; clock: Clock; ids: IdGenerator; ports: SimulationPorts; auditEvents: AuditEventsPort; previewChange: ChangePreviewPort }): AccessViews {
   return {
-    simulations: new AccessSimulationService(deps.db, deps.ports, deps.clock, deps.ids),
+    simulations: new AccessSimulationService(deps.db, deps.ports, deps.clock, deps.ids, deps.previewChange),
     effectiveAccess: new ApplicationEffectiveAccessService(deps.db, deps.ports),
     readModels: new AccessReadModels(deps.db, deps.ports, deps.clock),
     failures: new FailureExplanations(deps.auditEvents),

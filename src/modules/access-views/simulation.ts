@@ -81,11 +81,30 @@ export interface MatchedBinding {
   scopes: string[];
 }
 
+/** A fix in the access change preview's vocabulary (src/modules/access-changes/schemas.ts). */
+export type FixChange =
+  | { kind: "binding_add"; subject_type: "user"; subject_id: string; role_id: string; scope_type: "resource_server"; scope_id: string }
+  | { kind: "tool_mapping"; tool_name: string; scope_ids: string[] };
+
+/** What the simulation reads of a change preview (its summary and warnings). */
+export interface ChangePreviewSummary {
+  summary: { users_gaining: number; users_losing: number; scopes_gained: string[]; scopes_lost: string[]; tools_gained: string[]; tools_lost: string[] };
+  warnings: { code: string; message: string }[];
+}
+
+/** The access change preview (injected by the composition root: AccessChangeService.preview). */
+export type ChangePreviewPort = (actor: Actor, applicationId: string, change: FixChange) => Promise<ChangePreviewSummary>;
+
+/** Who gains and loses what if the fix were applied: the change preview's answer, never the simulation's own. */
+export interface FixImpact extends ChangePreviewSummary {
+  change: FixChange;
+}
+
 export interface Fix {
   kind: string;
   [k: string]: unknown;
-  /** Users and tools gained: computed by the access change preview (not by the simulation). */
-  impact: null;
+  /** Users and tools gained and lost if the fix were applied, from the access change preview; null for kinds it has no vocabulary for. */
+  impact: FixImpact | null;
 }
 
 export interface SimulationResult {
@@ -127,6 +146,7 @@ export class AccessSimulationService {
     private readonly ports: SimulationPorts,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly preview: ChangePreviewPort,
   ) {}
 
   async simulate(actor: Actor, applicationId: string, input: SimulationInput): Promise<SimulationResult> {
@@ -218,6 +238,13 @@ export class AccessSimulationService {
     }
 
     const f = failed as { condition: string; fix: Fix | null } | null;
+    if (f?.fix) {
+      const change = asChange(f.fix);
+      if (change) {
+        const p = await this.preview(actor, facts.app.id, change);
+        f.fix.impact = { change, summary: p.summary, warnings: p.warnings };
+      }
+    }
     return {
       decision_id: `sim_${this.ids.uuid()}`,
       evaluated_at: this.clock.now().toISOString(),
@@ -380,4 +407,16 @@ function describeFix(condition: string, fix: Fix | null, facts: Facts, required:
     default:
       return `No safe automatic fix: ${condition.replaceAll("_", " ")}`;
   }
+}
+
+/** The fix as a change the access change preview understands; null for kinds it has no vocabulary for. */
+function asChange(fix: Fix): FixChange | null {
+  if (fix.kind === "add_binding") {
+    return { kind: "binding_add", subject_type: "user", subject_id: fix.subject_id as string, role_id: fix.role_id as string, scope_type: "resource_server", scope_id: fix.scope_id as string };
+  }
+  if (fix.kind === "map_tool_to_scope") {
+    const scopeIds = fix.suggested_scope_ids as string[];
+    return scopeIds.length > 0 ? { kind: "tool_mapping", tool_name: fix.tool_name as string, scope_ids: scopeIds } : null;
+  }
+  return null;
 }
