@@ -367,6 +367,51 @@ describe("registration metadata", () => {
   });
 });
 
+describe("auto-approval for members of a trust's groups", () => {
+  let dave: string;
+  beforeAll(async () => {
+    const g = await h.admin("POST", "/uflow/v2/groups", { name: "Agent pilots" });
+    expect(g.status, g.text).toBe(201);
+    const mk = async (email: string) => (await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email, username: email.split("@")[0], password: "a long enough password 7" })).body.id as string;
+    dave = await mk("dave@acme.example");
+    await mk("erin@acme.example");
+    expect((await h.admin("POST", `/uflow/v2/groups/${g.body.id}/members`, { user_id: dave })).status).toBe(201);
+    expect((await h.admin("POST", `/uflow/v2/groups/${g.body.id}/role-bindings`, { tenant_id: h.workspaceId, role_id: readers })).status).toBe(201);
+    // A group id of no group of this workspace is refused; the workspace's own is accepted.
+    const bad = await h.admin("PATCH", `/svc/oocmgr/id-jag-trusts/${trustId}`, { auto_approve_group_ids: [randomUUID()] });
+    expect(bad.status, bad.text).toBe(400);
+    const t = await h.admin("PATCH", `/svc/oocmgr/id-jag-trusts/${trustId}`, { auto_approve_group_ids: [g.body.id] });
+    expect(t.status, t.text).toBe(200);
+    expect(t.body.auto_approve_group_ids).toEqual([g.body.id]);
+  });
+
+  it("a member's first ID-JAG gets a token at once; the request is approved by the system and audited", async () => {
+    const r = await exchange(await jag({ sub: "00u-dave", email: "dave@acme.example" }));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.scope).toBe("files:read");
+    expect(await introspect(files, r.body.access_token)).toMatchObject({ active: true, sub: dave, client_id: agent.client_id });
+    const list = (await h.admin("GET", "/svc/access-requests?status=approved")).body.items.filter((i: any) => i.user_id === dave);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ status: "approved", decided_by: "auto", decided_at: expect.any(String), client_id: agent.client_id });
+    const audit = await h.admin("GET", `/svc/v1/workspaces/${h.workspaceId}/audit-events?action=access_request.auto_approved`);
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.body.items).toHaveLength(1);
+    expect(audit.body.items[0]).toMatchObject({ action: "access_request.auto_approved", actor: { type: "system", id: null } });
+    // The connection is an ordinary approved one: revocable, and the next exchange is refused.
+    await h.admin("POST", `/svc/access-requests/${list[0].id}/revoke`);
+    expect((await introspect(files, r.body.access_token)).active).toBe(false);
+    expect((await exchange(await jag({ sub: "00u-dave", email: "dave@acme.example" }))).body.error).toBe("access_denied");
+  });
+
+  it("a non-member's first ID-JAG waits for an administrator", async () => {
+    const r = await exchange(await jag({ sub: "00u-erin", email: "erin@acme.example" }));
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.error_description).toMatch(/pending administrator approval/);
+    const id = /request ([0-9a-f-]{36})/.exec(r.body.error_description)![1]!;
+    expect((await h.admin("GET", `/svc/access-requests/${id}`)).body).toMatchObject({ status: "pending", decided_by: null, user_email: "erin@acme.example" });
+  });
+});
+
 describe.runIf(onPostgres)("two instances", () => {
   it("a jti is single-use across instances, and a revoked connection's token is inactive at the other instance", async () => {
     const second = await boot(h.config);
