@@ -412,6 +412,42 @@ describe("auto-approval for members of a trust's groups", () => {
   });
 });
 
+describe("an ID-JAG trust created from an upstream provider (/svc/oocmgr/providers)", () => {
+  it("takes the provider's issuer and jwks_uri; the provider must be of the same workspace", async () => {
+    const p2 = await TestIdp.create(host.origin + "/p2");
+    host.serve("/p2/.well-known/openid-configuration", {
+      body: {
+        issuer: p2.issuer,
+        authorization_endpoint: host.origin + "/p2/auth",
+        token_endpoint: host.origin + "/p2/token",
+        jwks_uri: host.origin + "/p2/jwks",
+        response_types_supported: ["code"],
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["ES256"],
+        code_challenge_methods_supported: ["S256"],
+      },
+    });
+    host.serve("/p2/jwks", { body: p2.jwks() });
+    const provider = await h.admin("POST", "/svc/oocmgr/providers", { name: "Acme Entra", issuer: p2.issuer, client_id: "toolgate-at-entra", client_secret: "a provider secret of some length" });
+    expect(provider.status, provider.text).toBe(201);
+    // provider_id replaces issuer and keys; an unknown provider (or another workspace's) is a 404.
+    expect((await h.admin("POST", "/svc/oocmgr/id-jag-trusts", { name: "Entra", provider_id: provider.body.id, issuer: p2.issuer })).status).toBe(400);
+    expect((await h.admin("POST", "/svc/oocmgr/id-jag-trusts", { name: "Entra", provider_id: randomUUID() })).status).toBe(404);
+    const other = await h.createWorkspace("ea-provider-other@example.test");
+    expect((await h.request("POST", "/svc/oocmgr/id-jag-trusts", { token: other.token, json: { name: "Entra", provider_id: provider.body.id } })).status).toBe(404);
+    const t = await h.admin("POST", "/svc/oocmgr/id-jag-trusts", { name: "Entra", provider_id: provider.body.id, allowed_algs: ["ES256"], jit_create_users: true });
+    expect(t.status, t.text).toBe(201);
+    expect(t.body).toMatchObject({ provider_id: provider.body.id, issuer: p2.issuer, jwks_uri: host.origin + "/p2/jwks", jwks: null });
+    // Its ID-JAGs are verified with the provider's keys: a valid one reaches the approval step; another key's is refused.
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    const claims = { sub: "00u-frank", email: "frank@acme.example", aud: h.config.publicUrl, client_id: agent.client_id, resource: files.resource_url, scope: "files:read" };
+    const ok = await exchange(await p2.mint(claims, { iat }));
+    expect(ok.body.error_description, ok.text).toMatch(/pending administrator approval/);
+    const forged = await exchange(await p2.mint(claims, { iat, key: idp.keys[0] }));
+    expect(forged.body.error, forged.text).toBe("invalid_grant");
+  });
+});
+
 describe.runIf(onPostgres)("two instances", () => {
   it("a jti is single-use across instances, and a revoked connection's token is inactive at the other instance", async () => {
     const second = await boot(h.config);
