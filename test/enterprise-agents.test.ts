@@ -367,6 +367,87 @@ describe("registration metadata", () => {
   });
 });
 
+describe("auto-approval for members of a trust's groups", () => {
+  let dave: string;
+  beforeAll(async () => {
+    const g = await h.admin("POST", "/uflow/v2/groups", { name: "Agent pilots" });
+    expect(g.status, g.text).toBe(201);
+    const mk = async (email: string) => (await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email, username: email.split("@")[0], password: "a long enough password 7" })).body.id as string;
+    dave = await mk("dave@acme.example");
+    await mk("erin@acme.example");
+    expect((await h.admin("POST", `/uflow/v2/groups/${g.body.id}/members`, { user_id: dave })).status).toBe(201);
+    expect((await h.admin("POST", `/uflow/v2/groups/${g.body.id}/role-bindings`, { tenant_id: h.workspaceId, role_id: readers })).status).toBe(201);
+    // A group id of no group of this workspace is refused; the workspace's own is accepted.
+    const bad = await h.admin("PATCH", `/svc/oocmgr/id-jag-trusts/${trustId}`, { auto_approve_group_ids: [randomUUID()] });
+    expect(bad.status, bad.text).toBe(400);
+    const t = await h.admin("PATCH", `/svc/oocmgr/id-jag-trusts/${trustId}`, { auto_approve_group_ids: [g.body.id] });
+    expect(t.status, t.text).toBe(200);
+    expect(t.body.auto_approve_group_ids).toEqual([g.body.id]);
+  });
+
+  it("a member's first ID-JAG gets a token at once; the request is approved by the system and audited", async () => {
+    const r = await exchange(await jag({ sub: "00u-dave", email: "dave@acme.example" }));
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.scope).toBe("files:read");
+    expect(await introspect(files, r.body.access_token)).toMatchObject({ active: true, sub: dave, client_id: agent.client_id });
+    const list = (await h.admin("GET", "/svc/access-requests?status=approved")).body.items.filter((i: any) => i.user_id === dave);
+    expect(list).toHaveLength(1);
+    expect(list[0]).toMatchObject({ status: "approved", decided_by: "auto", decided_at: expect.any(String), client_id: agent.client_id });
+    const audit = await h.admin("GET", `/svc/v1/workspaces/${h.workspaceId}/audit-events?action=access_request.auto_approved`);
+    expect(audit.status, audit.text).toBe(200);
+    expect(audit.body.items).toHaveLength(1);
+    expect(audit.body.items[0]).toMatchObject({ action: "access_request.auto_approved", actor: { type: "system", id: null } });
+    // The connection is an ordinary approved one: revocable, and the next exchange is refused.
+    await h.admin("POST", `/svc/access-requests/${list[0].id}/revoke`);
+    expect((await introspect(files, r.body.access_token)).active).toBe(false);
+    expect((await exchange(await jag({ sub: "00u-dave", email: "dave@acme.example" }))).body.error).toBe("access_denied");
+  });
+
+  it("a non-member's first ID-JAG waits for an administrator", async () => {
+    const r = await exchange(await jag({ sub: "00u-erin", email: "erin@acme.example" }));
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.error_description).toMatch(/pending administrator approval/);
+    const id = /request ([0-9a-f-]{36})/.exec(r.body.error_description)![1]!;
+    expect((await h.admin("GET", `/svc/access-requests/${id}`)).body).toMatchObject({ status: "pending", decided_by: null, user_email: "erin@acme.example" });
+  });
+});
+
+describe("an ID-JAG trust created from an upstream provider (/svc/oocmgr/providers)", () => {
+  it("takes the provider's issuer and jwks_uri; the provider must be of the same workspace", async () => {
+    const p2 = await TestIdp.create(host.origin + "/p2");
+    host.serve("/p2/.well-known/openid-configuration", {
+      body: {
+        issuer: p2.issuer,
+        authorization_endpoint: host.origin + "/p2/auth",
+        token_endpoint: host.origin + "/p2/token",
+        jwks_uri: host.origin + "/p2/jwks",
+        response_types_supported: ["code"],
+        subject_types_supported: ["public"],
+        id_token_signing_alg_values_supported: ["ES256"],
+        code_challenge_methods_supported: ["S256"],
+      },
+    });
+    host.serve("/p2/jwks", { body: p2.jwks() });
+    const provider = await h.admin("POST", "/svc/oocmgr/providers", { name: "Acme Entra", issuer: p2.issuer, client_id: "toolgate-at-entra", client_secret: "a provider secret of some length" });
+    expect(provider.status, provider.text).toBe(201);
+    // provider_id replaces issuer and keys; an unknown provider (or another workspace's) is a 404.
+    expect((await h.admin("POST", "/svc/oocmgr/id-jag-trusts", { name: "Entra", provider_id: provider.body.id, issuer: p2.issuer })).status).toBe(400);
+    expect((await h.admin("POST", "/svc/oocmgr/id-jag-trusts", { name: "Entra", provider_id: randomUUID() })).status).toBe(404);
+    const other = await h.createWorkspace("ea-provider-other@example.test");
+    expect((await h.request("POST", "/svc/oocmgr/id-jag-trusts", { token: other.token, json: { name: "Entra", provider_id: provider.body.id } })).status).toBe(404);
+    const t = await h.admin("POST", "/svc/oocmgr/id-jag-trusts", { name: "Entra", provider_id: provider.body.id, allowed_algs: ["ES256"], jit_create_users: true });
+    expect(t.status, t.text).toBe(201);
+    expect(t.body).toMatchObject({ provider_id: provider.body.id, issuer: p2.issuer, jwks_uri: host.origin + "/p2/jwks", jwks: null });
+    // Its ID-JAGs are verified with the provider's keys: a valid one reaches the approval step; another key's is refused.
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    const claims = { sub: "00u-frank", email: "frank@acme.example", aud: h.config.publicUrl, client_id: agent.client_id, resource: files.resource_url, scope: "files:read" };
+    const ok = await exchange(await p2.mint(claims, { iat }));
+    expect(ok.body.error_description, ok.text).toMatch(/pending administrator approval/);
+    const forged = await exchange(await p2.mint(claims, { iat, key: idp.keys[0] }));
+    expect(forged.body.error, forged.text).toBe("invalid_grant");
+  });
+});
+
 describe.runIf(onPostgres)("two instances", () => {
   it("a jti is single-use across instances, and a revoked connection's token is inactive at the other instance", async () => {
     const second = await boot(h.config);

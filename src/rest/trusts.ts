@@ -1,7 +1,7 @@
 // /svc/oocmgr/id-jag-trusts (identity providers trusted to issue ID-JAGs) and
 // /svc/spire/trust-domains (workload identity trusts) of the token's workspace (docs/enterprise-agents.md).
 import { Router } from "express";
-import { createIdJagTrustSchema, createWorkloadTrustSchema, trustIdParams, type TrustService } from "../modules/trusts";
+import { createIdJagTrustSchema, updateIdJagTrustSchema, createWorkloadTrustSchema, trustIdParams, type TrustService } from "../modules/trusts";
 import { actorOf } from "./admin-auth";
 import { parseWith } from "./validation";
 
@@ -16,6 +16,9 @@ export function trustsRouter(trusts: TrustService): Router {
   });
   r.get("/svc/oocmgr/id-jag-trusts/:id", async (req, res) => {
     res.json(await trusts.getIdJag(actorOf(res), idOf(req.params)));
+  });
+  r.patch("/svc/oocmgr/id-jag-trusts/:id", async (req, res) => {
+    res.json(await trusts.updateIdJag(actorOf(res), idOf(req.params), parseWith(updateIdJagTrustSchema, req.body)));
   });
   r.delete("/svc/oocmgr/id-jag-trusts/:id", async (req, res) => {
     await trusts.removeIdJag(actorOf(res), idOf(req.params));

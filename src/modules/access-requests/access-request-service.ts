@@ -20,6 +20,7 @@ import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { Page, PageRequest } from "../../shared/pagination";
 import type { AccessRequest } from "../../generated/sqlite/client";
 import { AUDIT_ACTIONS } from "../audit";
+import { SYSTEM_ACTOR } from "../../shared/request-context";
 import { ACCESS_REQUEST_LIST, type AccessRequestStatus, type ApproveAccessRequestInput, type DenyAccessRequestInput } from "./schemas";
 
 export interface AgentConnectionFacts {
@@ -37,8 +38,13 @@ export interface ConnectionAsk {
   clientId: string;
   userId: string;
   trustId: string;
+  /** The trust's auto-approve groups: a member's first connection is approved at once. */
+  autoApproveGroupIds?: readonly string[];
   scopes: readonly string[];
 }
+
+/** `decided_by` of a connection approved by a trust's auto-approve groups (the system, not a person). */
+export const AUTO_APPROVER = "auto";
 
 export interface AccessRequestView {
   id: string;
@@ -111,21 +117,36 @@ export class AccessRequestService {
     if (known) throw badRequest("connection of another workspace"); // cannot happen: a server has one workspace
     const now = this.clock.now();
     try {
-      const row = await this.db.accessRequest.create({
-        data: {
-          id: this.ids.uuid(),
-          tenantId: ask.tenantId,
-          resourceServerId: ask.resourceServerId,
-          clientId: ask.clientId,
-          userId: ask.userId,
-          trustId: ask.trustId,
-          status: "pending",
-          scopesRequested: [...ask.scopes],
-          familyId: this.ids.uuid(),
-          createdAt: now,
-          updatedAt: now,
-        },
+      const groups = ask.autoApproveGroupIds ?? [];
+      const member =
+        groups.length > 0 ? await this.db.groupMember.findFirst({ where: { tenantId: ask.tenantId, userId: ask.userId, groupId: { in: [...groups] } }, select: { groupId: true } }) : null;
+      const data = {
+        id: this.ids.uuid(),
+        tenantId: ask.tenantId,
+        resourceServerId: ask.resourceServerId,
+        clientId: ask.clientId,
+        userId: ask.userId,
+        trustId: ask.trustId,
+        status: "pending",
+        scopesRequested: [...ask.scopes],
+        familyId: this.ids.uuid(),
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (!member) return facts(await this.db.accessRequest.create({ data }));
+      // A member of an auto-approve group: the request is created approved, by the system, audited.
+      const row = await this.db.$transaction(async (tx) => {
+        const row = await tx.accessRequest.create({ data: { ...data, status: "approved", decidedBy: AUTO_APPROVER, decidedAt: now } });
+        await recordAuditEvent(tx, {
+          action: AUDIT_ACTIONS.accessRequestAutoApproved,
+          actor: SYSTEM_ACTOR,
+          workspaceId: ask.tenantId,
+          target: { type: "access_request", id: row.id },
+          detail: { client_id: ask.clientId, user_id: ask.userId, group_id: member.groupId, trust_id: ask.trustId },
+        });
+        return row;
       });
+      await this.connectIfUnowned(row);
       return facts(row);
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
@@ -215,11 +236,16 @@ export class AccessRequestService {
       await recordAuditEvent(tx, { action: AUDIT_ACTIONS.accessRequestApproved, target: { type: "access_request", id }, detail: { scopes: input.scopes ?? null, role_id: input.role_id ?? null, client_id: current.clientId } });
       return updated;
     });
+    await this.connectIfUnowned(row);
+    return (await this.views(this.db, [row]))[0]!;
+  }
+
+  /** After an approval of a dcr/cimd client (no workspace of its own): its connection to the server. */
+  private async connectIfUnowned(row: AccessRequest): Promise<void> {
     const client = await this.db.client.findUnique({ where: { clientId: row.clientId }, select: { tenantId: true } });
     if (client && client.tenantId === null) {
       await this.connectClient({ clientId: row.clientId, resourceServerId: row.resourceServerId, tenantId: row.tenantId, userId: row.userId, scopes: (row.scopesGranted as string[] | null) ?? (row.scopesRequested as string[]) });
     }
-    return (await this.views(this.db, [row]))[0]!;
   }
 
   async deny(actor: Actor, id: string, input: DenyAccessRequestInput): Promise<AccessRequestView> {

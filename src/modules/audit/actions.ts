@@ -35,8 +35,11 @@ export const AUDIT_ACTIONS = {
   /** A signed evidence export of an application's access was made (modules/evidence). */
   evidenceExported: "evidence_export.created",
   idJagTrustCreated: "id_jag_trust.created",
+  idJagTrustUpdated: "id_jag_trust.updated",
   workloadTrustCreated: "workload_trust.created",
   accessRequestApproved: "access_request.approved",
+  /** The first connection of a member of a trust's auto-approve groups, approved by the system. */
+  accessRequestAutoApproved: "access_request.auto_approved",
   accessRequestDenied: "access_request.denied",
   agentConnectionRevoked: "agent_connection.revoked",
 } as const;

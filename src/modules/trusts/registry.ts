@@ -20,6 +20,8 @@ export interface IdJagTrustFacts {
   subjectClaim: SubjectClaim;
   jitCreateUsers: boolean;
   tenant: string | null;
+  /** Members of these groups get their first connection approved at once. */
+  autoApproveGroupIds: readonly string[];
 }
 
 export interface WorkloadTrustFacts {
@@ -60,6 +62,7 @@ export class TrustRegistry {
           subjectClaim: r.subjectClaim as SubjectClaim,
           jitCreateUsers: r.jitCreateUsers,
           tenant: r.idpTenant,
+          autoApproveGroupIds: (r.autoApproveGroupIds as string[] | null) ?? [],
         })),
         workload: workload.map((r) => ({
           id: r.id,

@@ -34,10 +34,18 @@ const algsSchema = z
 const oneKeySource = (v: { jwks_uri?: string | null; jwks?: unknown }) => (v.jwks_uri == null) !== (v.jwks == null);
 const KEY_SOURCE_MESSAGE = "exactly one of jwks_uri and jwks";
 
+/** Groups of the workspace whose members' first connection is approved at once (an empty list: none). */
+const autoApproveGroupsSchema = z
+  .array(z.string().uuid("must be a group id (UUID)"))
+  .max(100)
+  .refine((a) => new Set(a).size === a.length, "must not repeat a group");
+
 export const createIdJagTrustSchema = z
   .object({
     name: nameSchema,
-    issuer: issuerSchema,
+    /** Create from an upstream provider of /svc/oocmgr/providers: its issuer and jwks_uri (instead of issuer and keys). */
+    provider_id: z.string().uuid("must be a provider id (UUID)").optional(),
+    issuer: issuerSchema.optional(),
     jwks_uri: jwksUriSchema.optional(),
     jwks: jwksSchema.optional(),
     allowed_algs: algsSchema.default(["ES256", "RS256"]),
@@ -46,10 +54,20 @@ export const createIdJagTrustSchema = z
     subject_claim: z.enum(SUBJECT_CLAIMS).default("sub"),
     jit_create_users: z.boolean().default(false),
     tenant: z.string().trim().min(1).max(200).optional(),
+    auto_approve_group_ids: autoApproveGroupsSchema.default([]),
   })
   .strict()
-  .refine(oneKeySource, { message: KEY_SOURCE_MESSAGE, path: ["jwks_uri"] });
+  .refine((v) => v.provider_id === undefined || (v.issuer === undefined && v.jwks_uri === undefined && v.jwks === undefined), {
+    message: "with provider_id, the issuer and keys are the provider's: give none of issuer, jwks_uri, jwks",
+    path: ["provider_id"],
+  })
+  .refine((v) => v.provider_id !== undefined || v.issuer !== undefined, { message: "required (or provider_id)", path: ["issuer"] })
+  .refine((v) => v.provider_id !== undefined || oneKeySource(v), { message: KEY_SOURCE_MESSAGE, path: ["jwks_uri"] });
 export type CreateIdJagTrustInput = z.infer<typeof createIdJagTrustSchema>;
+
+/** PATCH /svc/oocmgr/id-jag-trusts/:id: the auto-approval setting. */
+export const updateIdJagTrustSchema = z.object({ auto_approve_group_ids: autoApproveGroupsSchema }).strict();
+export type UpdateIdJagTrustInput = z.infer<typeof updateIdJagTrustSchema>;
 
 /** A subject rule: an exact subject, or a pattern where `*` matches any run of characters except `/`. */
 const ruleSchema = z

@@ -5,11 +5,11 @@
 import { recordAuditEvent, isUniqueViolation, type Db, type DbOrTx } from "../../storage";
 import type { Clock } from "../../shared/clock";
 import type { IdGenerator } from "../../shared/ids";
-import { conflict, notFound } from "../../shared/errors";
+import { badRequest, conflict, notFound } from "../../shared/errors";
 import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import type { IdJagTrust, WorkloadTrust } from "../../generated/sqlite/client";
 import { AUDIT_ACTIONS } from "../audit";
-import type { CreateIdJagTrustInput, CreateWorkloadTrustInput, WorkloadRule } from "./schemas";
+import type { CreateIdJagTrustInput, CreateWorkloadTrustInput, UpdateIdJagTrustInput, WorkloadRule } from "./schemas";
 
 export interface IdJagTrustView {
   id: string;
@@ -24,6 +24,8 @@ export interface IdJagTrustView {
   subject_claim: string;
   jit_create_users: boolean;
   tenant: string | null;
+  auto_approve_group_ids: string[];
+  provider_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -59,6 +61,8 @@ export function toIdJagTrustView(t: IdJagTrust): IdJagTrustView {
     subject_claim: t.subjectClaim,
     jit_create_users: t.jitCreateUsers,
     tenant: t.idpTenant,
+    auto_approve_group_ids: (t.autoApproveGroupIds as string[] | null) ?? [],
+    provider_id: t.providerId,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };
@@ -93,15 +97,25 @@ export class TrustService {
   async createIdJag(actor: Actor, input: CreateIdJagTrustInput): Promise<IdJagTrustView> {
     assertCanWrite(actor);
     const now = this.clock.now();
+    let issuer = input.issuer;
     try {
       const row = await this.db.$transaction(async (tx) => {
+        let jwksUri = input.jwks_uri ?? null;
+        if (input.provider_id !== undefined) {
+          // The provider's issuer and keys (one source of truth at creation; decision 0047).
+          const provider = await tx.identityProvider.findFirst({ where: { id: input.provider_id, tenantId: actor.tenantId }, select: { issuer: true, jwksUri: true } });
+          if (!provider) throw notFound("provider");
+          issuer = provider.issuer;
+          jwksUri = provider.jwksUri;
+        }
+        await this.assertGroups(tx, actor, input.auto_approve_group_ids);
         const row = await tx.idJagTrust.create({
           data: {
             id: this.ids.uuid(),
             tenantId: actor.tenantId,
             name: input.name,
-            issuer: input.issuer,
-            jwksUri: input.jwks_uri ?? null,
+            issuer: issuer!,
+            jwksUri,
             jwks: (input.jwks ?? undefined) as never,
             allowedAlgs: input.allowed_algs,
             clockSkewS: input.clock_skew_s,
@@ -109,18 +123,40 @@ export class TrustService {
             subjectClaim: input.subject_claim,
             jitCreateUsers: input.jit_create_users,
             idpTenant: input.tenant ?? null,
+            autoApproveGroupIds: input.auto_approve_group_ids,
+            providerId: input.provider_id ?? null,
             createdAt: now,
             updatedAt: now,
           },
         });
-        await recordAuditEvent(tx, { action: AUDIT_ACTIONS.idJagTrustCreated, target: { type: "id_jag_trust", id: row.id }, detail: { issuer: row.issuer } });
+        await recordAuditEvent(tx, { action: AUDIT_ACTIONS.idJagTrustCreated, target: { type: "id_jag_trust", id: row.id }, detail: { issuer: row.issuer, provider_id: row.providerId, auto_approve_group_ids: input.auto_approve_group_ids } });
         return row;
       });
       return toIdJagTrustView(row);
     } catch (e) {
-      if (isUniqueViolation(e)) throw conflict(`the issuer ${input.issuer} is already trusted in this workspace`);
+      if (isUniqueViolation(e)) throw conflict(`the issuer ${issuer} is already trusted in this workspace`);
       throw e;
     }
+  }
+
+  /** The auto-approval setting: members of these groups get their first connection approved at once. */
+  async updateIdJag(actor: Actor, id: string, input: UpdateIdJagTrustInput): Promise<IdJagTrustView> {
+    assertCanWrite(actor);
+    const row = await this.db.$transaction(async (tx) => {
+      await this.findIdJag(tx, actor, id);
+      await this.assertGroups(tx, actor, input.auto_approve_group_ids);
+      const row = await tx.idJagTrust.update({ where: { id }, data: { autoApproveGroupIds: input.auto_approve_group_ids, updatedAt: this.clock.now() } });
+      await recordAuditEvent(tx, { action: AUDIT_ACTIONS.idJagTrustUpdated, target: { type: "id_jag_trust", id }, detail: { auto_approve_group_ids: input.auto_approve_group_ids } });
+      return row;
+    });
+    return toIdJagTrustView(row);
+  }
+
+  private async assertGroups(tx: DbOrTx, actor: Actor, groupIds: readonly string[]): Promise<void> {
+    if (groupIds.length === 0) return;
+    const found = await tx.group.findMany({ where: { id: { in: [...groupIds] }, tenantId: actor.tenantId }, select: { id: true } });
+    const missing = groupIds.filter((g) => !found.some((f) => f.id === g));
+    if (missing.length) throw badRequest(`auto_approve_group_ids: no group ${missing.join(", ")} in this workspace`);
   }
 
   async listIdJag(actor: Actor): Promise<{ items: IdJagTrustView[]; count: number }> {

@@ -199,7 +199,7 @@ export function jwtBearerGrant(deps: JwtBearerDeps): GrantHandler {
     const held = await deps.scopes.allowedScopes(facts, client, server);
     if (!held) throw new OAuthError("access_denied", "the user is not provisioned or not active for this application", 400, "user not active in the workspace");
     // 13
-    const connection = await deps.requests.connectionFor({ tenantId: server.tenantId, resourceServerId: server.id, clientId: client.clientId, userId: subject.userId, trustId: trust.id, scopes: requested ?? [...held] });
+    const connection = await deps.requests.connectionFor({ tenantId: server.tenantId, resourceServerId: server.id, clientId: client.clientId, userId: subject.userId, trustId: trust.id, autoApproveGroupIds: trust.autoApproveGroupIds, scopes: requested ?? [...held] });
     if (connection.status === "pending") throw pendingApproval(connection.id);
     if (connection.status !== "approved") throw new OAuthError("access_denied", `the connection of this client for this user was ${connection.status} by an administrator (request ${connection.id})`, 400, `access request ${connection.status}`);
     const refusal = await deps.connections.refusal(client, server.tenantId, server.resourceUrl);

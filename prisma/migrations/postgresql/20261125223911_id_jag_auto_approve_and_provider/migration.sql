@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "IdJagTrust" ADD COLUMN     "autoApproveGroupIds" JSONB,
+ADD COLUMN     "providerId" TEXT;
