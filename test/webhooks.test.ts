@@ -79,6 +79,14 @@ describe("webhooks", () => {
     }
   });
 
+  it("lists each event type once (a type that is both an audit action and a connection change too)", async () => {
+    const r = await h.admin("GET", "/svc/exsvc/event-types");
+    expect(r.status).toBe(200);
+    const names: string[] = (r.body.items ?? r.body).map((t: { name: string }) => t.name);
+    expect(names).toContain("connection.revoked");
+    expect(names.length).toBe(new Set(names).size);
+  });
+
   it("sends a test message on demand", async () => {
     const sent = await h.admin("POST", `/svc/exsvc/webhooks/${webhook.id}/test`);
     expect(sent.status).toBe(202);

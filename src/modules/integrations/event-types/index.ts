@@ -11,7 +11,13 @@ import type { EventMessage, EventSource, EventTypeInfo } from "./types";
 
 export const EVENT_SOURCES: readonly EventSource[] = [auditEvents, driftEvents, connectionChanges];
 
-export const EVENT_TYPES: readonly EventTypeInfo[] = EVENT_SOURCES.flatMap((s) => s.types);
+/** Each type once: a source may name a type that is also an audit action (`connection.revoked`); the first source's entry stands. */
+export const EVENT_TYPES: readonly EventTypeInfo[] = uniqueByName(EVENT_SOURCES.flatMap((s) => s.types));
+
+function uniqueByName(types: readonly EventTypeInfo[]): EventTypeInfo[] {
+  const seen = new Set<string>();
+  return types.filter((t) => !seen.has(t.name) && !!seen.add(t.name));
+}
 
 /** Every message of one audit event, one per type (a source's type that repeats the action is sent once). */
 export function messagesOf(event: AuditEventView): EventMessage[] {
