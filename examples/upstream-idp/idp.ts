@@ -8,8 +8,8 @@
 // Issuer http://127.0.0.1:$PORT, client_id "toolgate", client_secret "s3cret" (client_secret_basic),
 // PKCE required, ES256 ID tokens that carry email, name and groups. Consent is granted up front.
 import { createServer } from "node:http";
-import { randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair } from "jose";
+import { upstreamProviderConfig } from "./provider-config";
 
 const port = Number(process.env.PORT ?? 3333);
 const redirectUri = process.env.REDIRECT_URI;
@@ -28,38 +28,11 @@ const people: Record<string, { name: string; groups: string[] }> = {
 // node-oidc-provider ships no types.
 const Provider = (await import("oidc-provider")).default as any;
 const { privateKey } = await generateKeyPair("ES256", { extractable: true });
-const provider = new Provider(issuer, {
-  jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: "ES256", use: "sig", kid: "demo-1" }] },
-  clients: [
-    {
-      client_id: "toolgate",
-      client_secret: "s3cret",
-      redirect_uris: [redirectUri],
-      grant_types: ["authorization_code"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "client_secret_basic",
-      id_token_signed_response_alg: "ES256",
-    },
-  ],
-  scopes: ["openid", "email", "profile", "groups"],
-  claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
-  // The scopes' claims go in the ID token itself (Toolgate reads no userinfo).
-  conformIdTokenClaims: false,
-  pkce: { required: () => true },
-  cookies: { keys: [randomBytes(16).toString("hex")] },
-  features: { devInteractions: { enabled: false } },
-  interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-  findAccount: (_ctx: unknown, sub: string) => {
-    const p = people[sub];
-    return p ? { accountId: sub, claims: () => ({ sub, email: sub, email_verified: true, ...p }) } : undefined;
-  },
-  loadExistingGrant: async (ctx: any) => {
-    const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
-    grant.addOIDCScope("openid email profile groups");
-    await grant.save();
-    return grant;
-  },
-});
+const jwk = { ...(await exportJWK(privateKey)), alg: "ES256", use: "sig", kid: "demo-1" };
+const provider = new Provider(
+  issuer,
+  upstreamProviderConfig({ jwk, clientId: "toolgate", clientSecret: "s3cret", redirectUri, claimsOf: (sub) => (people[sub] ? { email: sub, email_verified: true, ...people[sub] } : undefined) }),
+);
 
 const form = (uid: string, error = "") => `<!doctype html><title>Acme SSO</title><h1>Acme SSO</h1>${error}
 <form method="post" action="/interaction/${uid}/login">

@@ -11,6 +11,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { SignJWT, exportJWK, generateKeyPair, type JWK } from "jose";
+import { upstreamProviderConfig } from "../../examples/upstream-idp/provider-config";
 
 export interface Account {
   email?: string;
@@ -65,39 +66,21 @@ export async function startOidcProvider(redirectUri: string): Promise<OidcProvid
     handle.issuer = `http://127.0.0.1:${port}`;
     const jwk = await signingKey();
     handle.kid = jwk.kid!;
-    const provider = new Provider(handle.issuer, {
-      jwks: { keys: [jwk] },
-      clients: [
-        {
-          client_id: handle.clientId,
-          client_secret: handle.clientSecret,
-          redirect_uris: [redirectUri],
-          grant_types: ["authorization_code"],
-          response_types: ["code"],
-          token_endpoint_auth_method: "client_secret_basic",
-          id_token_signed_response_alg: "ES256",
+    // Consent is granted up front: the tests are about Toolgate's side.
+    const provider = new Provider(
+      handle.issuer,
+      upstreamProviderConfig({
+        jwk,
+        clientId: handle.clientId,
+        clientSecret: handle.clientSecret,
+        redirectUri,
+        claimsOf: (sub) => {
+          const a = handle.accounts.get(sub);
+          return a ? { ...a } : undefined;
         },
-      ],
-      scopes: ["openid", "email", "profile", "groups"],
-      claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"], groups: ["groups"] },
-      // Code flow: put the scope's claims in the ID token itself (Toolgate reads no userinfo).
-      conformIdTokenClaims: false,
-      pkce: { required: () => true },
-      cookies: { keys: [randomBytes(16).toString("hex")] },
-      features: { devInteractions: { enabled: false } },
-      interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-      findAccount: (_ctx: unknown, sub: string) => {
-        const a = handle.accounts.get(sub);
-        return a ? { accountId: sub, claims: () => ({ sub, ...a }) } : undefined;
-      },
-      // Consent is granted up front: the tests are about Toolgate's side.
-      loadExistingGrant: async (ctx: any) => {
-        const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
-        grant.addOIDCScope("openid email profile groups");
-        await grant.save();
-        return grant;
-      },
-    });
+      }),
+    );
+
     provider.use(async (ctx: any, next: () => Promise<void>) => {
       if (ctx.method === "GET" && ctx.path.startsWith("/interaction/")) {
         await provider.interactionDetails(ctx.req, ctx.res);
