@@ -256,6 +256,10 @@ describe("sign-in through node-oidc-provider", () => {
     });
     expect(graph.body.data.user).toMatchObject({ identityProvider: "Acme SSO", federatedIdentities: [{ providerId, providerName: "Acme SSO", subject: "ann-sub" }] });
     expect(Date.parse(graph.body.data.user.lastSignInAt)).toBeGreaterThan(Date.now() - 60_000);
+    // So does effective access, over REST.
+    const access = await h.admin("GET", `/svc/v1/applications/${rs.id}/effective-access?user_id=${ann!.id}`);
+    expect(access.status, access.text).toBe(200);
+    expect(access.body).toMatchObject({ identity_provider: "Acme SSO", last_sign_in_at: graph.body.data.user.lastSignInAt });
     // The flow cookie is gone after the callback.
     expect([...(b.jars.get(new URL(h.url).host)?.keys() ?? [])]).not.toContain("toolgate_federation");
   });

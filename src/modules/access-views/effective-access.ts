@@ -24,6 +24,9 @@ export interface ApplicationEffectiveAccess {
   application_state: string;
   user_id: string;
   user_email: string;
+  /** Where the account came from: the identity provider of its most recent federated sign-in (null: Toolgate's own factors only), and when. */
+  identity_provider: string | null;
+  last_sign_in_at: string | null;
   active: boolean;
   membership_status: string | null;
   end_user_status: string;
@@ -50,7 +53,7 @@ export class ApplicationEffectiveAccessService {
     if (!user) throw notFound("user");
     const subject = { type: "user" as const, id: user.id };
     const { resolver } = this.ports;
-    const [membership, endUser, held, effective, policy, bindings, tools] = await Promise.all([
+    const [membership, endUser, held, effective, policy, bindings, tools, federated] = await Promise.all([
       this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
       this.db.endUserState.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
       resolver.userScopes(tenantId, app.id, userId),
@@ -58,6 +61,11 @@ export class ApplicationEffectiveAccessService {
       this.ports.policy(app.id),
       userBindings(this.db, tenantId, app.id, userId),
       this.db.tool.findMany({ where: { resourceServerId: app.id, tenantId }, select: { id: true, name: true }, orderBy: { name: "asc" } }),
+      this.db.federatedIdentity.findFirst({
+        where: { tenantId, userId },
+        orderBy: [{ lastSignInAt: "desc" }, { id: "asc" }],
+        select: { lastSignInAt: true, provider: { select: { name: true } } },
+      }),
     ]);
     const matrix = policy?.document.policy_complete ? policy.document.scope_matrix : {};
     const heldSet = new Set(held ?? []);
@@ -82,6 +90,8 @@ export class ApplicationEffectiveAccessService {
       application_state: app.state,
       user_id: user.id,
       user_email: user.email,
+      identity_provider: federated?.provider.name ?? null,
+      last_sign_in_at: federated?.lastSignInAt.toISOString() ?? null,
       active: held !== null,
       membership_status: membership?.status ?? null,
       end_user_status: endUser?.status ?? "active",
