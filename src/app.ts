@@ -20,7 +20,8 @@ import { readFileSync } from "node:fs";
 import { AddressRateLimits, CimdClients, ConnectionRegistry, ConnectionWriter, RegistrationService, SignInClientLookup, WorkspaceClients, type ClientService } from "./modules/clients";
 import { createSignIn, TicketSealer, type SignInServices } from "./modules/signin";
 import { FederationService, IdentityProviderService } from "./modules/identity-providers";
-import { createOAuth, type OAuthServices } from "./modules/oauth";
+import { createOAuth, OAUTH_PATHS, type OAuthServices } from "./modules/oauth";
+import { SignJWT } from "jose";
 import { requestLog } from "./rest/request-log";
 import { requestContext } from "./rest/request-context";
 import { countOAuthRefusals } from "./rest/oauth-refusals";
@@ -245,6 +246,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     deriveKey(deps.masterKey, "identity-provider-secrets"),
     outbound,
     `${deps.config.publicUrl.replace(/\/+$/, "")}/svc/hmgr/callback`,
+    `${deps.config.publicUrl.replace(/\/+$/, "")}${OAUTH_PATHS.jwks}`,
   );
   // The clients' registry is built with the OAuth pieces below; logout reads it only at request time.
   let clientsRegistry: OAuthServices["clientRegistry"] | undefined;
@@ -307,6 +309,20 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       standing: (tx, tenantId, userId) => tenancy.standingIn(tx, tenantId, userId),
       syncGroups: async (tx, tenantId, userId, managed, desired) => void (await rbac.groups.syncMemberships(tx, tenantId, userId, managed, desired)),
       grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
+      // private_key_jwt to an upstream provider: signed with the ES256 key published in our JWKS.
+      clientAssertion: async (clientId, audience) => {
+        const { kid, key } = keys.signingKey("ES256");
+        const now = Math.floor(clock.now().getTime() / 1000);
+        return new SignJWT({})
+          .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
+          .setIssuer(clientId)
+          .setSubject(clientId)
+          .setAudience(audience)
+          .setJti(ids.token(16))
+          .setIssuedAt(now)
+          .setExpirationTime(now + 60)
+          .sign(key);
+      },
       adminStanding: async (tenantId, userId, upstreamAmr) => {
         const candidate = await tenancy.adminCandidateOf(tenantId, userId);
         if (!candidate || !ADMIN_SSO_ROLES.has(candidate.role)) return "not_admin";

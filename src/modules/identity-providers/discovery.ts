@@ -14,6 +14,8 @@ export interface ProviderMetadata {
   authorizationEndpoint: string;
   tokenEndpoint: string;
   jwksUri: string;
+  /** token_endpoint_auth_methods_supported when the document lists it (absent: OIDC's default, client_secret_basic). */
+  tokenEndpointAuthMethods?: string[];
 }
 
 export type DiscoveryResult = { ok: true; metadata: ProviderMetadata } | { ok: false; reason: string };
@@ -51,6 +53,8 @@ export async function discover(issuer: string, opts: OutboundFetchOptions): Prom
       tokenEndpoint: endpoint(d, "token_endpoint", issuer),
       jwksUri: endpoint(d, "jwks_uri", issuer),
     };
+    const authMethods = d.token_endpoint_auth_methods_supported;
+    if (Array.isArray(authMethods)) metadata.tokenEndpointAuthMethods = authMethods.filter((m): m is string => typeof m === "string");
     const methods = d.code_challenge_methods_supported;
     if (!Array.isArray(methods) || !methods.includes("S256")) return { ok: false, reason: "no S256: code_challenge_methods_supported does not list S256 (PKCE is required)" };
     const responseTypes = d.response_types_supported;

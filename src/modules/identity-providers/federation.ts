@@ -50,6 +50,11 @@ export interface FederationPorts {
    * of admins and the provider did not say it used one.
    */
   adminToken(tenantId: string, userId: string, upstreamAmr: readonly string[]): Promise<AdminTokenAnswer | "not_admin" | "mfa_required">;
+  /**
+   * private_key_jwt (RFC 7523 §2.2): a client assertion signed with Toolgate's published signing key:
+   * iss = sub = clientId, aud = `audience` (the provider's token endpoint), a fresh jti, a short exp.
+   */
+  clientAssertion(clientId: string, audience: string): Promise<string>;
   /** The same judgement as adminToken, without issuing a token. */
   adminStanding(tenantId: string, userId: string, upstreamAmr: readonly string[]): Promise<"ok" | "not_admin" | "mfa_required">;
 }
@@ -198,7 +203,7 @@ export class FederationService {
     }
     let claims: JWTPayload;
     try {
-      const idToken = await exchangeCode(provider, await this.providers.secretOf(provider.id), { code: query.code, redirectUri: this.providers.callbackUrl, verifier: f.v }, this.outbound);
+      const idToken = await exchangeCode(provider, provider.tokenEndpointAuthMethod === "private_key_jwt" ? { assertion: await this.ports.clientAssertion(provider.clientId, provider.tokenEndpoint) } : await this.providers.secretOf(provider.id), { code: query.code, redirectUri: this.providers.callbackUrl, verifier: f.v }, this.outbound);
       claims = await verifyIdToken(provider, idToken, f.n, this.keys, this.clock);
     } catch (e) {
       if (!(e instanceof UpstreamRefusal)) throw e;

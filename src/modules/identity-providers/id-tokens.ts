@@ -71,18 +71,30 @@ export class UpstreamKeySets {
   }
 }
 
-/** Authorization code -> the provider's ID token (client_secret_basic, or a public client with PKCE only). */
+/** RFC 7523 §2.2's client_assertion_type. */
+export const JWT_BEARER_ASSERTION = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/**
+ * Authorization code -> the provider's ID token: client_secret_basic, private_key_jwt (`auth` is a
+ * client assertion), or a public client with PKCE only.
+ */
 export async function exchangeCode(
   provider: Provider,
-  secret: string | null,
+  auth: string | { assertion: string } | null,
   input: { code: string; redirectUri: string; verifier: string },
   outbound: OutboundFetchOptions,
 ): Promise<string> {
   const form = new URLSearchParams({ grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri, code_verifier: input.verifier });
   const headers: Record<string, string> = {};
   // RFC 6749 §2.3.1: both parts form-urlencoded before Basic.
-  if (secret !== null) headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(provider.clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`;
-  else form.set("client_id", provider.clientId);
+  if (typeof auth === "string") headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(provider.clientId)}:${encodeURIComponent(auth)}`).toString("base64")}`;
+  else {
+    form.set("client_id", provider.clientId);
+    if (auth !== null) {
+      form.set("client_assertion_type", JWT_BEARER_ASSERTION);
+      form.set("client_assertion", auth.assertion);
+    }
+  }
   const answer = await postFormForJson(new URL(provider.tokenEndpoint), form, headers, outbound, { maxBytes: 64 * 1024, what: "the provider's token endpoint" });
   if (!answer.ok) throw new UpstreamRefusal("token_exchange", answer.reason);
   const body = answer.json as Record<string, unknown>;

@@ -13,7 +13,7 @@ import { type Actor, assertCanRead, assertCanWrite } from "../../shared/actor";
 import { decryptAtRest, encryptAtRest } from "../../shared/crypto";
 import type { OutboundFetchOptions } from "../../shared/outbound/fetch-json";
 import { discover, type ProviderMetadata } from "./discovery";
-import { PROVIDER_LIST, type AllowedFor, type ClaimMapping, type CreateProviderInput, type GroupSyncEntry, type UpdateProviderInput } from "./schemas";
+import { PROVIDER_LIST, type TokenEndpointAuthMethod, type AllowedFor, type ClaimMapping, type CreateProviderInput, type GroupSyncEntry, type UpdateProviderInput } from "./schemas";
 import { FIRST_PAGE, type Page, type PageRequest } from "../../shared/pagination";
 
 export type ProviderRow = NonNullable<Awaited<ReturnType<Db["identityProvider"]["findUnique"]>>>;
@@ -38,6 +38,7 @@ export interface Provider {
   tokenEndpoint: string;
   jwksUri: string;
   hasSecret: boolean;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
 }
 
 export interface ProviderView {
@@ -49,6 +50,10 @@ export interface ProviderView {
   client_id: string;
   /** The secret is never shown again: only whether one is stored. */
   client_secret_set: boolean;
+  /** client_secret_basic (a public client when no secret is set) or private_key_jwt. */
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+  /** private_key_jwt: register this at the provider as the client's jwks_uri (Toolgate's JWKS); null otherwise. */
+  client_jwks_uri: string | null;
   scopes: string;
   enabled: boolean;
   email_domains: string[];
@@ -88,6 +93,7 @@ export function toProvider(row: ProviderRow): Provider {
     tokenEndpoint: row.tokenEndpoint,
     jwksUri: row.jwksUri,
     hasSecret: row.clientSecretEnc !== null,
+    tokenEndpointAuthMethod: row.tokenEndpointAuthMethod === "private_key_jwt" ? "private_key_jwt" : "client_secret_basic",
   };
 }
 
@@ -102,6 +108,8 @@ export class IdentityProviderService {
     private readonly outbound: OutboundFetchOptions,
     /** Where providers send the browser back (GET /svc/hmgr/callback under the public URL). */
     readonly callbackUrl: string,
+    /** Toolgate's JWKS URL (the key private_key_jwt assertions are signed with is published there). */
+    readonly jwksUrl: string,
   ) {}
 
   view(row: ProviderRow): ProviderView {
@@ -114,6 +122,8 @@ export class IdentityProviderService {
       issuer: p.issuer,
       client_id: p.clientId,
       client_secret_set: p.hasSecret,
+      token_endpoint_auth_method: p.tokenEndpointAuthMethod,
+      client_jwks_uri: p.tokenEndpointAuthMethod === "private_key_jwt" ? this.jwksUrl : null,
       scopes: p.scopes,
       enabled: p.enabled,
       email_domains: p.emailDomains,
@@ -133,9 +143,13 @@ export class IdentityProviderService {
     };
   }
 
-  private async discovered(issuer: string): Promise<ProviderMetadata> {
+  private async discovered(issuer: string, method: TokenEndpointAuthMethod): Promise<ProviderMetadata> {
     const result = await discover(issuer, this.outbound);
     if (!result.ok) throw badRequest(`issuer: ${result.reason}`);
+    const supported = result.metadata.tokenEndpointAuthMethods;
+    // Absent, the provider's methods are unknown (OIDC's default is client_secret_basic): not refused.
+    if (method === "private_key_jwt" && supported && !supported.includes("private_key_jwt"))
+      throw badRequest("token_endpoint_auth_method: the provider's token_endpoint_auth_methods_supported does not list private_key_jwt");
     return result.metadata;
   }
 
@@ -155,7 +169,8 @@ export class IdentityProviderService {
   async create(actor: Actor, input: CreateProviderInput): Promise<ProviderView> {
     assertCanWrite(actor);
     await this.checkReferences(actor.tenantId, input);
-    const metadata = await this.discovered(input.issuer);
+    if (input.token_endpoint_auth_method === "private_key_jwt" && input.client_secret) throw badRequest("client_secret: private_key_jwt uses no client secret");
+    const metadata = await this.discovered(input.issuer, input.token_endpoint_auth_method);
     const id = this.ids.uuid();
     const now = this.clock.now();
     try {
@@ -167,6 +182,7 @@ export class IdentityProviderService {
           issuer: input.issuer,
           clientId: input.client_id,
           clientSecretEnc: input.client_secret ? encryptAtRest(this.secretKey, input.client_secret, secretAad(id)) : null,
+          tokenEndpointAuthMethod: input.token_endpoint_auth_method,
           scopes: input.scopes.split(/\s+/).join(" "),
           enabled: input.enabled,
           emailDomains: input.email_domains,
@@ -212,7 +228,12 @@ export class IdentityProviderService {
     assertCanWrite(actor);
     const current = await this.find(this.db, actor.tenantId, id);
     await this.checkReferences(actor.tenantId, input);
-    const metadata = input.issuer !== undefined ? await this.discovered(input.issuer) : undefined;
+    const method = input.token_endpoint_auth_method ?? toProvider(current).tokenEndpointAuthMethod;
+    if (method === "private_key_jwt" && (input.client_secret || (input.client_secret === undefined && current.clientSecretEnc !== null && input.token_endpoint_auth_method === "private_key_jwt")))
+      throw badRequest("client_secret: private_key_jwt uses no client secret (set client_secret to null)");
+    // A changed issuer, or a switch to private_key_jwt, is checked against the discovery document again.
+    const rediscover = input.issuer !== undefined || (input.token_endpoint_auth_method === "private_key_jwt" && current.tokenEndpointAuthMethod !== "private_key_jwt");
+    const metadata = rediscover ? await this.discovered(input.issuer ?? current.issuer, method) : undefined;
     const now = this.clock.now();
     try {
       const row = await this.db.identityProvider.update({
@@ -222,6 +243,7 @@ export class IdentityProviderService {
           ...(input.issuer !== undefined ? { issuer: input.issuer } : {}),
           ...(input.client_id !== undefined ? { clientId: input.client_id } : {}),
           ...(input.client_secret !== undefined ? { clientSecretEnc: input.client_secret === null ? null : encryptAtRest(this.secretKey, input.client_secret, secretAad(id)) } : {}),
+          ...(input.token_endpoint_auth_method !== undefined ? { tokenEndpointAuthMethod: input.token_endpoint_auth_method } : {}),
           ...(input.scopes !== undefined ? { scopes: input.scopes.split(/\s+/).join(" ") } : {}),
           ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
           ...(input.email_domains !== undefined ? { emailDomains: input.email_domains } : {}),

@@ -6,6 +6,9 @@ import { Keyset, pageQuerySchema } from "../../shared/pagination";
 
 export const ALLOWED_FOR = ["end_users", "admins"] as const;
 export type AllowedFor = (typeof ALLOWED_FOR)[number];
+/** How Toolgate authenticates at the provider's token endpoint (private_key_jwt: RFC 7523 §2.2 with Toolgate's own key). */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic", "private_key_jwt"] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
 
 const claimName = z.string().trim().min(1).max(100);
 const domain = z
@@ -39,6 +42,7 @@ const fields = {
   issuer,
   client_id: z.string().min(1).max(500),
   client_secret: z.string().min(1).max(2000),
+  token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
   scopes: z
     .string()
     .trim()
@@ -58,6 +62,7 @@ export const createProviderSchema = z
   .object({
     ...fields,
     client_secret: fields.client_secret.optional(),
+    token_endpoint_auth_method: fields.token_endpoint_auth_method.default("client_secret_basic"),
     scopes: fields.scopes.default("openid email profile"),
     enabled: fields.enabled.default(true),
     email_domains: fields.email_domains.default([]),
@@ -78,6 +83,7 @@ export const updateProviderSchema = z
     issuer: fields.issuer,
     client_id: fields.client_id,
     client_secret: fields.client_secret.nullable(),
+    token_endpoint_auth_method: fields.token_endpoint_auth_method,
     scopes: fields.scopes,
     enabled: fields.enabled,
     email_domains: fields.email_domains,

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "IdentityProvider" ADD COLUMN     "tokenEndpointAuthMethod" TEXT NOT NULL DEFAULT 'client_secret_basic';
