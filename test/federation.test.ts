@@ -520,3 +520,49 @@ describe("two workspaces", () => {
     expect((await b.request(forged)).status).toBe(404);
   });
 });
+
+describe("private_key_jwt to the provider's token endpoint (RFC 7523 §2.2)", () => {
+  let keyed: OidcProviderHandle | undefined;
+  afterAll(async () => keyed?.close());
+
+  it("a provider whose discovery does not list private_key_jwt is refused with 400 naming it; a secret with it is refused", async () => {
+    broken.discovery = "no_private_key_jwt";
+    try {
+      const base = { name: "Broken keyed", issuer: broken.issuer, client_id: broken.clientId, token_endpoint_auth_method: "private_key_jwt" };
+      let r = await h.admin("POST", "/svc/oocmgr/providers", base);
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.error).toMatch(/token_endpoint_auth_methods_supported does not list private_key_jwt/);
+      // Switching an existing provider is checked the same way.
+      r = await h.admin("PATCH", `/svc/oocmgr/providers/${brokenId}`, { token_endpoint_auth_method: "private_key_jwt", client_secret: null });
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.error).toMatch(/private_key_jwt/);
+      expect((await h.db.identityProvider.findUniqueOrThrow({ where: { id: brokenId } })).tokenEndpointAuthMethod).toBe("client_secret_basic");
+      r = await h.admin("POST", "/svc/oocmgr/providers", { ...base, client_secret: "s" });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatch(/client_secret/);
+      r = await h.admin("POST", "/svc/oocmgr/providers", { ...base, token_endpoint_auth_method: "client_secret_jwt" });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatch(/token_endpoint_auth_method/);
+    } finally {
+      broken.discovery = "ok";
+    }
+    expect(await h.db.identityProvider.count({ where: { name: "Broken keyed" } })).toBe(0);
+  });
+
+  it("signs in just in time through a provider that authenticates Toolgate by its own key (no client secret)", async () => {
+    const jwksUrl = `${h.config.publicUrl.replace(/\/+$/, "")}/oauth/jwks`;
+    keyed = await startOidcProvider(`${h.config.publicUrl}/svc/hmgr/callback`, { tokenEndpointAuthMethod: "private_key_jwt", clientJwksUri: jwksUrl });
+    keyed.accounts.set("kim-sub", { email: "kim@keyed.test", email_verified: true, name: "Kim" });
+    const created = await h.admin("POST", "/svc/oocmgr/providers", { name: "Keyed SSO", issuer: keyed.issuer, client_id: keyed.clientId, token_endpoint_auth_method: "private_key_jwt" });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ token_endpoint_auth_method: "private_key_jwt", client_secret_set: false, client_jwks_uri: jwksUrl, jwks_uri: `${keyed.issuer}/jwks` });
+    // The others say client_secret_basic and have no client JWKS to register.
+    expect((await h.admin("GET", `/svc/oocmgr/providers/${providerId}`)).body).toMatchObject({ token_endpoint_auth_method: "client_secret_basic", client_jwks_uri: null });
+    keyed.next = { sub: "kim-sub" };
+    const tokens = await signIn(crossOriginBrowser(), "Keyed SSO");
+    const kim = await userByEmail("kim@keyed.test");
+    expect(kim).toMatchObject({ username: "Kim", passwordHash: null });
+    expect(await h.db.federatedIdentity.count({ where: { providerId: created.body.id, subject: "kim-sub", userId: kim!.id } })).toBe(1);
+    expect(await introspect(tokens.access_token)).toMatchObject({ active: true, sub: kim!.id });
+  });
+});

@@ -1,5 +1,5 @@
 // node-oidc-provider's configuration as an organization's identity provider in front of Toolgate:
-// one confidential client (client_secret_basic, PKCE required, ES256 ID tokens), the scopes' claims
+// one confidential client (client_secret_basic, or private_key_jwt against Toolgate's JWKS; PKCE required, ES256 ID tokens), the scopes' claims
 // in the ID token itself (Toolgate reads no userinfo), its own sign-in page at /interaction/:uid,
 // and consent granted up front. Shared by the demo (idp.ts) and the tests' upstream provider
 // (test/helpers/upstream-idp.ts), so what the docs show is what the tests exercise.
@@ -11,6 +11,12 @@ export interface UpstreamProviderOptions {
   jwk: JWK;
   clientId: string;
   clientSecret: string;
+  /**
+   * How the client authenticates at the token endpoint: client_secret_basic (default), or
+   * private_key_jwt with a client assertion signed by a key of `clientJwksUri` (Toolgate's JWKS).
+   */
+  tokenEndpointAuthMethod?: "client_secret_basic" | "private_key_jwt";
+  clientJwksUri?: string;
   /** Toolgate's <TOOLGATE_PUBLIC_URL>/svc/hmgr/callback. */
   redirectUri: string;
   /** The claims of the person with this `sub`, or undefined for no such person. */
@@ -23,11 +29,12 @@ export function upstreamProviderConfig(o: UpstreamProviderOptions) {
     clients: [
       {
         client_id: o.clientId,
-        client_secret: o.clientSecret,
+        ...(o.tokenEndpointAuthMethod === "private_key_jwt"
+          ? { token_endpoint_auth_method: "private_key_jwt", jwks_uri: o.clientJwksUri }
+          : { client_secret: o.clientSecret, token_endpoint_auth_method: "client_secret_basic" }),
         redirect_uris: [o.redirectUri],
         grant_types: ["authorization_code"],
         response_types: ["code"],
-        token_endpoint_auth_method: "client_secret_basic",
         id_token_signed_response_alg: "ES256",
       },
     ],

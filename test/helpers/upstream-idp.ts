@@ -37,7 +37,10 @@ async function signingKey(): Promise<JWK> {
   return { ...(await exportJWK(privateKey)), alg: "ES256", use: "sig", kid: `k-${randomBytes(4).toString("hex")}` };
 }
 
-export async function startOidcProvider(redirectUri: string): Promise<OidcProviderHandle> {
+export async function startOidcProvider(
+  redirectUri: string,
+  clientAuth: { tokenEndpointAuthMethod: "client_secret_basic" } | { tokenEndpointAuthMethod: "private_key_jwt"; clientJwksUri: string } = { tokenEndpointAuthMethod: "client_secret_basic" },
+): Promise<OidcProviderHandle> {
   const Provider = (await import("oidc-provider")).default as any;
   let server: Server | undefined;
   let port = 0;
@@ -67,19 +70,25 @@ export async function startOidcProvider(redirectUri: string): Promise<OidcProvid
     const jwk = await signingKey();
     handle.kid = jwk.kid!;
     // Consent is granted up front: the tests are about Toolgate's side.
-    const provider = new Provider(
-      handle.issuer,
-      upstreamProviderConfig({
+    const provider = new Provider(handle.issuer, {
+      ...upstreamProviderConfig({
         jwk,
         clientId: handle.clientId,
         clientSecret: handle.clientSecret,
+        ...clientAuth,
         redirectUri,
         claimsOf: (sub) => {
           const a = handle.accounts.get(sub);
           return a ? { ...a } : undefined;
         },
       }),
-    );
+      // node-oidc-provider refuses to fetch from loopback (its SSRF dispatcher); Toolgate's JWKS (a
+      // private_key_jwt client's jwks_uri) is on loopback in the tests, so its fetch goes without it.
+      fetch: (url: string, options: RequestInit & { dispatcher?: unknown }) => {
+        const { dispatcher: _ssrf, ...rest } = options;
+        return globalThis.fetch(url, rest);
+      },
+    });
 
     provider.use(async (ctx: any, next: () => Promise<void>) => {
       if (ctx.method === "GET" && ctx.path.startsWith("/interaction/")) {
@@ -108,7 +117,7 @@ export interface BrokenProviderHandle {
   /** How the next ID token is broken. */
   mangle: Mangle;
   /** What the discovery document does. */
-  discovery: "ok" | "wrong_issuer" | "no_s256" | "not_json";
+  discovery: "ok" | "wrong_issuer" | "no_s256" | "not_json" | "no_private_key_jwt";
   sub: string;
   close(): Promise<void>;
 }
@@ -141,6 +150,7 @@ export async function startBrokenProvider(): Promise<BrokenProviderHandle> {
         token_endpoint: `${issuer}/token`,
         jwks_uri: `${issuer}/jwks`,
         response_types_supported: ["code"],
+        ...(handle.discovery === "no_private_key_jwt" ? { token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"] } : {}),
         ...(handle.discovery === "no_s256" ? { code_challenge_methods_supported: ["plain"] } : { code_challenge_methods_supported: ["S256"] }),
       });
     }
