@@ -558,6 +558,8 @@ describe("private_key_jwt to the provider's token endpoint (RFC 7523 §2.2)", ()
     expect(created.body).toMatchObject({ token_endpoint_auth_method: "private_key_jwt", client_secret_set: false, client_jwks_uri: jwksUrl, jwks_uri: `${keyed.issuer}/jwks` });
     // The others say client_secret_basic and have no client JWKS to register.
     expect((await h.admin("GET", `/svc/oocmgr/providers/${providerId}`)).body).toMatchObject({ token_endpoint_auth_method: "client_secret_basic", client_jwks_uri: null });
+    const graph = await h.request("POST", "/graphql", { token: h.adminToken, json: { query: `query($id: ID!) { identityProvider(id: $id) { tokenEndpointAuthMethod clientJwksUri clientSecretSet } }`, variables: { id: created.body.id } } });
+    expect(graph.body.data.identityProvider).toEqual({ tokenEndpointAuthMethod: "private_key_jwt", clientJwksUri: jwksUrl, clientSecretSet: false });
     keyed.next = { sub: "kim-sub" };
     const tokens = await signIn(crossOriginBrowser(), "Keyed SSO");
     const kim = await userByEmail("kim@keyed.test");
