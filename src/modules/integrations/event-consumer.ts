@@ -18,6 +18,8 @@ import { toAuditEventView, type AuditEventView } from "../audit";
 import { SerialJob } from "../../shared/serial-job";
 
 const BATCH = 100;
+/** Chains read per reconcile query. */
+const RECONCILE_PAGE = 500;
 
 export interface ConsumerHandler {
   /** Handles a batch of one chain's events in the consumer's transaction (before the cursor moves). */
@@ -47,15 +49,35 @@ export class EventConsumer {
     void this.drain();
   }
 
-  /** Every chain whose head is beyond this consumer's cursor. */
+  /**
+   * Every chain whose head is beyond this consumer's cursor. The comparison runs in SQL, a page of
+   * chains at a time, and answers only the chains that are behind: the work that reaches this
+   * process does not grow with the number of workspaces (DESIGN "Hot paths").
+   */
   async reconcile(): Promise<void> {
-    const cursors = new Map((await this.db.eventCursor.findMany({ where: { consumer: this.name }, select: { chain: true, seq: true } })).map((c) => [c.chain, c.seq]));
-    const heads =
-      this.dialect === "postgresql"
-        ? await this.db.auditChain.findMany({ select: { chain: true, seq: true } })
-        : (await this.db.auditEvent.groupBy({ by: ["chain"], _max: { seq: true } })).map((g) => ({ chain: g.chain, seq: g._max.seq ?? 0 }));
-    for (const h of heads) if (h.seq > (cursors.get(h.chain) ?? 0)) this.pending.set(h.chain, Math.max(this.pending.get(h.chain) ?? 0, h.seq));
+    for (let after = ""; ; ) {
+      const behind = await this.chainsBehind(after);
+      for (const h of behind) this.pending.set(h.chain, Math.max(this.pending.get(h.chain) ?? 0, Number(h.seq)));
+      if (behind.length < RECONCILE_PAGE) break;
+      after = behind.at(-1)!.chain;
+    }
     await this.drain();
+  }
+
+  /** One page of chains (in order, after `after`) whose head is beyond the cursor. */
+  private chainsBehind(after: string): Promise<{ chain: string; seq: number | bigint }[]> {
+    // PostgreSQL keeps each chain's head in AuditChain; on SQLite the head is the chain's last
+    // event (the unique (chain, seq) index answers MAX per chain).
+    return this.dialect === "postgresql"
+      ? this.db.$queryRaw`SELECT h."chain", h."seq" FROM "AuditChain" h
+          LEFT JOIN "EventCursor" c ON c."consumer" = ${this.name} AND c."chain" = h."chain"
+          WHERE h."chain" > ${after} AND h."seq" > COALESCE(c."seq", 0)
+          ORDER BY h."chain" LIMIT ${RECONCILE_PAGE}`
+      : this.db.$queryRaw`SELECT h."chain" AS "chain", h."seq" AS "seq"
+          FROM (SELECT "chain", MAX("seq") AS "seq" FROM "AuditEvent" WHERE "chain" > ${after} GROUP BY "chain") h
+          LEFT JOIN "EventCursor" c ON c."consumer" = ${this.name} AND c."chain" = h."chain"
+          WHERE h."seq" > COALESCE(c."seq", 0)
+          ORDER BY h."chain" LIMIT ${RECONCILE_PAGE}`;
   }
 
   /** Handles every pending chain; resolves when none is left (concurrent calls share one run). */
