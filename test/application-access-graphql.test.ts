@@ -35,6 +35,7 @@ beforeAll(async () => {
   };
   await bind(`/uflow/v2/groups/${group.id}`, viewer);
   await bind(`/uflow/v2/users/${users[3]}`, editor, { scope_type: "resource_server", scope_id: rs.id });
+  await bind(`/uflow/v2/users/${users[3]}`, viewer, { scope_type: "resource_server", scope_id: other }); // reaches the other application only
   await bind(`/uflow/v2/users/${users[4]}`, editor, { expires_at: new Date(clock.now().getTime() + 3 * 86_400_000).toISOString() });
   await bind(`/uflow/v2/users/${users[0]}`, editor, { expires_at: new Date(clock.now().getTime() + 1000).toISOString() });
   clock.advance(2000); // user 0's Editor binding has expired
@@ -157,6 +158,27 @@ describe("the per-application views on the graph", () => {
   it("an unknown scope or a user of no workspace of the caller's is null", async () => {
     const r = await graph(`query($id: ID!, $u: ID!) { resourceServer(id: $id) { scopeImpact(scopeId: "files:nope") { scopeId } effectiveAccess(userId: $u) { userId } } }`, { id: rs.id, u: crypto.randomUUID() });
     expect(r.resourceServer).toEqual({ scopeImpact: null, effectiveAccess: null });
+  });
+
+  it("effective access is batched over a list of applications, each answer REST's", async () => {
+    const q = `query($user: ID!) { resourceServers { id ${FIELDS.effectiveAccess} } }`;
+    for (const user of [users[0], users[3], users[2], h.ownerId]) {
+      const listed = (await graph(q, { user })).resourceServers;
+      expect(listed).toHaveLength(2);
+      for (const s of listed) {
+        const { application_id, application_state, ...rest } = await get(`/svc/v1/applications/${s.id}/effective-access?user_id=${user}`);
+        expect(application_id).toBe(s.id);
+        expect(wire(s.effectiveAccess), `${user} on ${s.id}`).toEqual(rest);
+      }
+      if (user === users[3]) {
+        const onOther = listed.find((s: any) => s.id === other).effectiveAccess;
+        const onRs = listed.find((s: any) => s.id === rs.id).effectiveAccess;
+        expect(onOther.paths.map((p: any) => p.roleName)).toEqual(["Viewer"]);
+        expect(onRs.paths.map((p: any) => p.roleName)).toEqual(["Editor"]);
+      }
+    }
+    const unknown = (await graph(q, { user: crypto.randomUUID() })).resourceServers;
+    expect(unknown.map((s: any) => s.effectiveAccess)).toEqual([null, null]);
   });
 
   it("are offered on one application per operation", async () => {

@@ -13,7 +13,8 @@ import type { TenantReader } from "../storage";
 import { CLIENT_STATUSES, type ClientStatus } from "../modules/clients";
 import { ROLE_BINDING_LIST, type EffectiveAccessItem } from "../modules/rbac";
 import { readSetupInputs, type SetupInputs } from "../modules/resource-servers";
-import type { PostureStats } from "../modules/access-views";
+import type { ApplicationEffectiveAccess, PostureStats } from "../modules/access-views";
+import { effectiveAccessOnApplications } from "../modules/access-views/effective-access-many";
 import type { GraphServices } from "./context";
 
 export interface LoaderDeps {
@@ -114,6 +115,20 @@ function singleApplicationLoaders({ actor }: LoaderDeps) {
   };
 }
 
+/** `applicationEffectiveAccess(userId).load(applicationId)`: one user's effective access, every application of the operation at once. */
+function applicationEffectiveAccessLoaders({ reads, actor, services }: LoaderDeps) {
+  const byUser = new Map<string, DataLoader<string, ApplicationEffectiveAccess | null>>();
+  const ports = { resolver: services.rbac.resolver, policy: (id: string) => services.lifecycle.policies.get(id) };
+  return (userId: string) => {
+    let loader = byUser.get(userId);
+    if (!loader) {
+      loader = new DataLoader((applicationIds) => effectiveAccessOnApplications(reads, ports, actor, userId, applicationIds));
+      byUser.set(userId, loader);
+    }
+    return loader;
+  };
+}
+
 export function createLoaders(deps: LoaderDeps) {
   const { actor, reads, services } = deps;
   return {
@@ -135,6 +150,7 @@ export function createLoaders(deps: LoaderDeps) {
       const byUser = await services.rbac.effectiveAccess.forUsers(actor, userIds);
       return userIds.map((id) => byUser.get(id) ?? []);
     }),
+    applicationEffectiveAccess: applicationEffectiveAccessLoaders(deps),
     /** `singleApplication(field, args, read).load(applicationId)`: a per-application access view, one application per operation. */
     singleApplication: singleApplicationLoaders(deps),
   };

@@ -2,8 +2,9 @@
 // exposure, scopes with their impact, access assignments, end-user access summary and one user's
 // effective access with its paths, as fields of ResourceServer. Each calls the same read-model or
 // service method as its /svc/v1 route, so the answer and the role rule (owners, admins, read-only
-// auditors: docs/decisions/0032) are REST's. They are offered on ONE application per operation
-// (a loader refuses more: src/graphql/loaders.ts, docs/decisions/0050). Lists take `first`/`after`
+// auditors: docs/decisions/0032) are REST's. The paged views are offered on ONE application per
+// operation (a loader refuses more: src/graphql/loaders.ts, docs/decisions/0050); effective access
+// is batched over every application of the operation (effective-access-many.ts). Lists take `first`/`after`
 // like the graph's other lists (docs/graphql.md "Pagination"), with the REST cursors.
 import type { AccessReadModels, ApplicationEffectiveAccess } from "../../modules/access-views";
 import { ASSIGNMENT_LIST, END_USER_LIST, HOLDER_LIST, SCOPE_LIST, TOOL_LIST } from "../../modules/access-views/read-models";
@@ -270,11 +271,12 @@ builder.objectFields(ResourceServerRef, (t) => ({
   effectiveAccess: t.field({
     type: AppEffectiveAccessRef,
     nullable: true,
-    description: `What this user may do on the application now, with every path (user -> group -> binding -> role -> scope -> tool); null for a user who is not in the workspace. Owners, admins, read-only auditors. ${SINGLE}`,
+    description:
+      "What this user may do on the application now, with every path (user -> group -> binding -> role -> scope -> tool); null for a user who is not in the workspace. Owners, admins, read-only auditors. Batched: asked on a list of applications, one round of queries answers them all.",
     args: { userId: t.arg.id({ required: true }) },
     resolve: (rs, args, ctx) => {
       const userId = parseArg(idSchema, args.userId, "userId");
-      return one(ctx, "effectiveAccess", args, rs.id, () => nullIfNotFound(() => ctx.services.accessViews.effectiveAccess.forUser(ctx.actor, rs.id, userId)));
+      return nullIfNotFound(() => ctx.loaders.applicationEffectiveAccess(userId).load(rs.id));
     },
   }),
 }));
