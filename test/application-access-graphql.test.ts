@@ -186,6 +186,11 @@ describe("the per-application views on the graph", () => {
     expect(r.data?.resourceServers ?? null).toBeNull();
     expect(codesOf(r)[0]).toBe("BAD_USER_INPUT");
     expect(r.errors![0]!.message).toMatch(/toolExposure is offered on one application per operation \(2 asked\)/);
+    // The role is checked first: a member is refused as such, not for asking several.
+    expect(codesOf(await gql<any, any>(h, `{ resourceServers { id toolExposure { toolId } } }`, undefined, { token: tokens.member }))[0]).toBe("FORBIDDEN");
+    // One application, several scopes (aliases): each scope is its own field call on one application.
+    const two = await graph(`query($id: ID!) { resourceServer(id: $id) { r: scopeImpact(scopeId: "files:read") { scopeId } w: scopeImpact(scopeId: "files:write") { scopeId } } }`, { id: rs.id });
+    expect(two.resourceServer).toEqual({ r: { scopeId: "files:read" }, w: { scopeId: "files:write" } });
     // The posture is batched: it is served on the whole list.
     const posture = await graph(`{ resourceServers { id posture { usersWithAccess } } }`, {});
     expect(posture.resourceServers.map((s: any) => s.id).sort()).toEqual([rs.id, other].sort());
