@@ -1,9 +1,8 @@
-// One user's effective access on MANY applications at once (the graph's loader for
-// `resourceServers { effectiveAccess(userId) }`): the answer of ApplicationEffectiveAccessService
-// .forUser (effective-access.ts, GET /svc/v1/applications/:id/effective-access) for each
-// application, read in one round of queries whatever the number of applications. The user's own
-// rows are read once; the bindings reaching any of the applications and the tools of all of them
-// in one query each, then split per application with forUser's rules. The scopes and the bindings
+// One user's effective access on one or many applications (GET /svc/v1/applications/:id/effective-access
+// through ApplicationEffectiveAccessService.forUser, and the graph's loader for
+// `resourceServers { effectiveAccess(userId) }`): read in one round of queries whatever the number
+// of applications. The user's own rows are read once; the bindings reaching any of the applications
+// and the tools of all of them in one query each, then split per application. The scopes and the bindings
 // that count still come from the ScopeResolver and the tools from the compiled runtime policy (both
 // cached per entry). test/application-access-graphql.test.ts checks the answers equal REST's.
 import type { DbOrTx } from "../../storage";
@@ -93,7 +92,6 @@ export async function effectiveAccessOnApplications(
             expires_at: b.expiresAt?.toISOString() ?? null,
             scopes: sorted(b.role.grants.filter((g) => g.resourceServerId === app.id).map((g) => g.scopeKey)),
           }));
-        // From here on, effective-access.ts forUser's assembly.
         const matrix = policy?.document.policy_complete ? policy.document.scope_matrix : {};
         const heldSet = new Set(held ?? []);
         const toolsOfScope = new Map<string, string[]>();
