@@ -264,6 +264,17 @@ describe("a newcomer's first hour in the cockpit", () => {
     const served = await h.request("GET", e2.files[0].path, { token: h.adminToken });
     expect(await readFile((await download.path())!, "utf8")).toBe(served.text);
 
+    // A data file altered in storage: the browser's verification says which file and why.
+    const e1 = listed.body.items[1];
+    const chunk = await h.db.evidenceChunk.findFirstOrThrow({ where: { exportId: e1.export_id, file: "access.csv", seq: 0 } });
+    await h.db.evidenceChunk.update({ where: { exportId_file_seq: { exportId: e1.export_id, file: "access.csv", seq: 0 } }, data: { content: chunk.content.replace("true", "fals") } });
+    await panel.getByRole("listitem", { name: "Export 1" }).getByRole("button", { name: "Verify export 1" }).click();
+    const tampered = page.getByRole("status", { name: "Verification of export 1" });
+    await expect.poll(() => tampered.textContent(), { timeout: 10_000 }).toContain("Does not verify");
+    expect(await tampered.textContent()).toMatch(/✗ files: access\.csv: SHA-256 [0-9a-f]{64} \(\d+ bytes\), manifest says [0-9a-f]{64}/);
+    expect(await tampered.textContent()).toContain("✓ signature");
+    await assertAccessible(page, "an export that does not verify");
+
     expect(errors).toEqual([]);
   }, 60_000);
 });

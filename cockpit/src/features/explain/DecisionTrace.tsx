@@ -24,11 +24,20 @@ const STATE: Record<TraceStep["state"], { label: string; tone: "ok" | "danger" |
   not_evaluated: { label: "Not evaluated", tone: "neutral" },
 };
 
+/** A binding or role in a step's detail, in words: "Note reader (group:Support, notes:read, expired)". */
+function itemText(v: unknown): string {
+  if (typeof v !== "object" || v === null) return String(v);
+  const o = v as Record<string, unknown>;
+  if (typeof o.role_name !== "string") return JSON.stringify(v);
+  const extra = [o.via, Array.isArray(o.scopes) ? o.scopes.join(" ") : null, o.counts_now === false ? "does not count now" : null, o.expires_at ? `expires ${String(o.expires_at)}` : null].filter(Boolean);
+  return extra.length ? `${o.role_name} (${extra.join(", ")})` : o.role_name;
+}
+
 const detailText = (d: Record<string, unknown> | undefined) =>
   d
     ? Object.entries(d)
-        .map(([k, v]) => `${k.replace(/_/g, " ")}: ${Array.isArray(v) ? v.join(", ") || "none" : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`)
-        .join("; ")
+        .map(([k, v]) => `${k.replace(/_/g, " ")}: ${Array.isArray(v) ? v.map(itemText).join("; ") || "none" : v === null ? "none" : itemText(v)}`)
+        .join(" · ")
     : "";
 
 export function DecisionTrace({ sim }: { sim: Simulation }) {
