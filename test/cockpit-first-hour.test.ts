@@ -237,6 +237,27 @@ describe("a newcomer's first hour in the cockpit", () => {
     expect(await callCreateNote()).toBe("saved first");
   }, 120_000);
 
+  it("an unmapped tool: the fix maps it to a scope the user holds, previewed and applied from the browser", async () => {
+    // Unmapped through the admin API (denied to everyone once launched; a drift event records it).
+    const unmap = await h.admin("PUT", `/svc/resource-servers/${rsId}/tool-scope-map`, { mappings: [{ tool_name: "read_note", scope_ids: [] }] });
+    expect(unmap.status, unmap.text).toBe(200);
+    expect(unmap.body.grid.read_note).toEqual({ "notes:read": false, "notes:write": false });
+    await page.getByLabel("Tool").selectOption({ label: "read_note" });
+    await page.getByLabel("Client (optional)").selectOption("");
+    await page.getByRole("button", { name: "Run the simulation" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 2, name: /read_note for/ }).textContent()).toBe(`read_note for ${reader.email}: Denied`);
+    await expect.poll(() => page.getByRole("list", { name: "Decision trace" }).locator('[aria-current="step"]').textContent()).toContain("Failed condition: tool_not_mapped");
+    await page.getByRole("button", { name: "Preview this fix" }).click();
+    await expect.poll(() => status(/would give/).first().textContent()).toMatch(/This would give \d+ users? 1 tool/);
+    expect(await page.getByRole("list", { name: "Who gains and loses what" }).textContent()).toContain(`${reader.email} gains read_note`);
+    await page.getByRole("button", { name: "Apply this fix" }).click();
+    await expect.poll(() => dialog().textContent()).toContain("Map read_note to notes:read, notes:write on Sample notes.");
+    await dialog().getByRole("button", { name: "Apply the fix" }).click();
+    await expect.poll(() => page.getByRole("heading", { level: 2, name: /read_note for/ }).textContent()).toBe(`read_note for ${reader.email}: Allowed`);
+    const map = await h.admin("GET", `/svc/resource-servers/${rsId}/scope-matrix`);
+    expect(map.body.grid.read_note).toEqual({ "notes:read": true, "notes:write": true });
+  }, 60_000);
+
   it("creates an evidence export on the application page, downloads its files and verifies it in the browser", async () => {
     await goTo(page, "Applications");
     await page.getByRole("link", { name: "Sample notes" }).click();
