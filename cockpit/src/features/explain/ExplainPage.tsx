@@ -93,7 +93,7 @@ export function ExplainPage() {
             <dd>{sim.data.tool.public ? "none: the tool is public" : sim.data.required_scopes.join(", ") || "none mapped"}</dd>
             <dt>Scopes the user holds there</dt>
             <dd>{sim.data.effective_scopes.join(", ") || "none"}</dd>
-            <dt>Bindings that count</dt>
+            <dt>Bindings granting a needed scope</dt>
             <dd>{sim.data.matched_bindings.map((b) => `${b.role_name} (${b.via})`).join(", ") || "none"}</dd>
             <dt>Decision</dt>
             <dd>
