@@ -4,7 +4,9 @@
 // denies (403 insufficient_scope), explained on the Explain screen (the decision trace, the failed
 // condition), the safest fix previewed ("this would give 1 user 2 tools") and applied from the
 // browser, after which the same call through the same MCP client succeeds. Then an evidence export
-// created, downloaded and verified on the application page. axe on every screen and dialog.
+// created, downloaded and verified on the application page (and a tampered file named). axe on
+// each state of the Explain screen, its confirmation and the evidence panel (test/cockpit-browser
+// checks the other screens).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { readFile } from "node:fs/promises";

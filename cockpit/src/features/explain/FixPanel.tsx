@@ -11,6 +11,8 @@ import { ErrorAlert } from "../../components/ErrorAlert";
 import { applyChange, impactSentence } from "./apply";
 import type { ChangePreview, Fix, FixChange } from "./types";
 
+const capitalized = (t: string) => t.charAt(0).toUpperCase() + t.slice(1);
+
 /** Where a fix without a preview is made. */
 function fixLink(fix: Fix, app: string): { to: string; label: string } {
   if (["add_membership", "reactivate_membership", "reactivate_end_user", "extend_binding", "create_role_and_bind"].includes(fix.kind)) return { to: "/people", label: "People and access" };
@@ -63,7 +65,7 @@ export function FixPanel(props: { fix: Fix; text: string; app: { id: string; nam
             <div className="preview" aria-labelledby="preview-title">
               <h3 id="preview-title">Change preview</h3>
               <p role="status">
-                <strong>{impactSentence(p.summary)[0]!.toUpperCase() + impactSentence(p.summary).slice(1)}.</strong> Nothing is written until you apply it.
+                <strong>{capitalized(impactSentence(p.summary))}.</strong> Nothing is written until you apply it.
               </p>
               <p>{what}</p>
               <ul aria-label="Who gains and loses what">
