@@ -4,6 +4,7 @@ export const navigation: { to: string; label: string; enrolOnly?: boolean }[] = 
   { to: "/applications", label: "Applications" },
   { to: "/clients", label: "Clients and connections" },
   { to: "/people", label: "People and access" },
+  { to: "/explain", label: "Explain" },
   { to: "/audit", label: "Audit trail" },
   { to: "/settings", label: "Settings", enrolOnly: true },
 ];
