@@ -246,6 +246,35 @@ describe("retry schedule and circuit breaking (a manual clock)", () => {
   });
 });
 
+describe("a lease that runs out while a round is running (a manual clock)", () => {
+  it("wakes the next round, which sends the delivery again with the same id", async () => {
+    const clock = new ManualClock(new Date());
+    // Not a worker: the test starts the dispatcher itself once the rows are set up. No poll: only
+    // the schedule may find the delivery again (as on SQLite, where no instance polls).
+    const h = await startToolgate({ clock, env: { ...FAST, TOOLGATE_WEBHOOK_WORKER: "0", TOOLGATE_WEBHOOK_POLL_MS: "600000" } });
+    const receiver = await startWebhookReceiver();
+    try {
+      await subscribe(h, receiver, ["group.created"]);
+      for (const name of ["sent now", "in flight elsewhere"]) expect((await h.admin("POST", "/uflow/v2/groups", { name })).status).toBe(201);
+      await h.services.integrations.fanout.drain();
+      const rows = await h.db.webhookDelivery.findMany({ orderBy: { createdAt: "asc" } });
+      expect(rows).toHaveLength(2);
+      // The second is being sent by an instance that died: its lease ends in 1 s.
+      const inFlight = rows.find((r) => r.payload.includes("in flight elsewhere"))!;
+      await h.db.webhookDelivery.update({ where: { id: inFlight.id }, data: { status: "sending", lockedUntil: new Date(clock.now().getTime() + 1000) } });
+      // While the round sends the first, 5 s pass: the lease has run out when the round ends.
+      receiver.onRequest = () => clock.advance(5_000);
+      h.services.integrations.dispatcher.start(undefined);
+      await eventually(async () => receiver.received.some((r) => r.id === `msg_${inFlight.id}`), "the delivery whose lease ran out during the round sent again", 10_000);
+      expect(receiver.received.find((r) => r.id === `msg_${inFlight.id}`)!.verified).toBe(true);
+    } finally {
+      await h.services.integrations.dispatcher.stop();
+      await receiver.close();
+      await h.close();
+    }
+  });
+});
+
 describe.runIf(onPostgres)("two instances on PostgreSQL", () => {
   it("fan out and dispatch each delivery once per attempt", async () => {
     const h = await startToolgate({ env: { ...FAST, TOOLGATE_WEBHOOK_WORKER: "0" } });

@@ -28,6 +28,8 @@ export interface WebhookReceiver {
   hung: string[];
   /** The secret the signatures are checked with (set after the subscription is created). */
   secret: string | undefined;
+  /** Called with each request's webhook-id as it arrives, before it is answered. */
+  onRequest: ((id: string) => void) | undefined;
   ofType(type: string): Received[];
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
     requests: 0,
     hung: [],
     secret: undefined,
+    onRequest: undefined,
     ofType: (type) => receiver.received.filter((r) => r.payload?.type === type),
     close: async () => {
       for (const res of hung) res.destroy();
@@ -53,6 +56,7 @@ export async function startWebhookReceiver(path = "/hooks"): Promise<WebhookRece
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
     receiver.requests++;
+    receiver.onRequest?.(String(req.headers["webhook-id"]));
     const mode = receiver.mode;
     if (mode.kind === "hang") {
       hung.push(res);

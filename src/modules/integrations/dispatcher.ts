@@ -34,6 +34,8 @@ export interface DispatchOptions extends RetryPolicy {
 /** Deliveries sent at once by one instance. */
 const PARALLEL = 8;
 const CLAIM_BATCH = 32;
+/** The shortest wait between rounds woken by the schedule (not by new deliveries). */
+const MIN_PAUSE_MS = 25;
 
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -132,16 +134,25 @@ export class WebhookDispatcher {
     return true;
   }
 
-  /** The earliest time something not yet due becomes due: a retry, a lease running out, a circuit half-opening. */
+  /**
+   * The earliest time something becomes due: a retry, a lease running out, a circuit half-opening.
+   * No lower bound on those times: what came due while the round ran (after its query read the rows)
+   * must wake the next round too, or nothing would until the next write. A lease that ran out in
+   * that moment was lost this way on a loaded machine (a kill -9 during a delivery, restarted just
+   * as the lease ended). Rows held back by an open circuit count from the circuit's time.
+   */
   private async scheduleNext(): Promise<void> {
     const now = this.clock.now();
+    const deliverable = { subscription: { status: "active", OR: [{ circuitOpenUntil: null }, { circuitOpenUntil: { lte: now } }] } };
     const [retry, lease, circuit] = await Promise.all([
-      this.db.webhookDelivery.findFirst({ where: { status: "pending", nextAttemptAt: { gt: now } }, orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } }),
-      this.db.webhookDelivery.findFirst({ where: { status: "sending", lockedUntil: { gte: now } }, orderBy: { lockedUntil: "asc" }, select: { lockedUntil: true } }),
+      this.db.webhookDelivery.findFirst({ where: { status: "pending", ...deliverable }, orderBy: { nextAttemptAt: "asc" }, select: { nextAttemptAt: true } }),
+      this.db.webhookDelivery.findFirst({ where: { status: "sending", lockedUntil: { not: null }, ...deliverable }, orderBy: { lockedUntil: "asc" }, select: { lockedUntil: true } }),
       this.db.webhookSubscription.findFirst({ where: { status: "active", circuitOpenUntil: { gt: now } }, orderBy: { circuitOpenUntil: "asc" }, select: { circuitOpenUntil: true } }),
     ]);
     const times = [retry?.nextAttemptAt, lease?.lockedUntil, circuit?.circuitOpenUntil].filter((d): d is Date => d instanceof Date).map((d) => d.getTime());
-    if (times.length > 0) this.wakeUpAt(Math.min(...times) + 1);
+    // Something already due (more than one round's batch, or come due meanwhile) runs after a short
+    // pause, so a row that keeps failing to be claimed cannot spin the loop.
+    if (times.length > 0) this.wakeUpAt(Math.max(Math.min(...times) + 1, now.getTime() + MIN_PAUSE_MS));
   }
 
   private wakeUpAt(at: number): void {
