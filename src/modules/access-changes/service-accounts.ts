@@ -1,0 +1,65 @@
+// Service accounts in change previews: a workspace's pre-registered client holds its allowed scopes
+// plus what its service-account bindings grant (rbac ScopeResolver, subject "client"), and reaches
+// an application only as introspection's client rule allows (tokens clientMayReach: approved, of
+// the workspace, bound to no server or to this one). dcr/cimd clients belong to no workspace and
+// have no service account (docs/decisions/0020-connections.md).
+import type { Db } from "../../storage";
+import { notFound } from "../../shared/errors";
+import { isUuid } from "../../shared/ids";
+import type { ScopeResolver } from "../rbac";
+import { clientMayReach, type TokenClient } from "../tokens";
+
+export interface ServiceAccount {
+  /** The client row's id: the subject id of its bindings. */
+  rowId: string;
+  /** The OAuth client_id. */
+  clientId: string;
+  allowed: ReadonlySet<string>;
+  reachable: boolean;
+  /** false when the change revokes the client. */
+  reachableAfter: boolean;
+}
+
+const SELECT = { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, allowedScopes: true } as const;
+type Row = { id: string; clientId: string; tenantId: string | null; resourceServerId: string | null; status: string; allowedScopes: unknown };
+
+function toAccount(row: Row, app: { id: string; tenantId: string }): ServiceAccount {
+  const allowed = new Set(Array.isArray(row.allowedScopes) ? (row.allowedScopes as string[]) : []);
+  const client: TokenClient = { id: row.id, clientId: row.clientId, tenantId: row.tenantId, resourceServerId: row.resourceServerId, status: row.status, allowedScopeSet: allowed };
+  const reachable = clientMayReach({ id: app.id }, app.tenantId, client, null);
+  return { rowId: row.id, clientId: row.clientId, allowed, reachable, reachableAfter: reachable };
+}
+
+/** The workspace's client named by its OAuth client_id or row id (as the bindings API finds it); 404 otherwise. */
+export async function findServiceAccount(db: Db, app: { id: string; tenantId: string }, idOrClientId: string): Promise<ServiceAccount> {
+  const row = await db.client.findFirst({ where: { tenantId: app.tenantId, OR: [{ clientId: idOrClientId }, ...(isUuid(idOrClientId) ? [{ id: idOrClientId }] : [])] }, select: SELECT });
+  if (!row) throw notFound("client");
+  return toAccount(row, app);
+}
+
+/** The service accounts bound to `roleId` (directly: a client is never a group member). */
+export async function serviceAccountHolders(db: Db, app: { id: string; tenantId: string }, roleId: string): Promise<ServiceAccount[]> {
+  const ids = (await db.roleBinding.findMany({ where: { tenantId: app.tenantId, roleId, subjectType: "service_account" }, select: { subjectId: true } })).map((b) => b.subjectId);
+  if (ids.length === 0) return [];
+  const rows = await db.client.findMany({ where: { tenantId: app.tenantId, id: { in: [...new Set(ids)] } }, select: SELECT, orderBy: { clientId: "asc" } });
+  return rows.map((r) => toAccount(r, app));
+}
+
+/**
+ * The workspace's clients that may reach the application (pre-registered for it or for no one
+ * server): what a tool or scope change can touch. Bounded by the application's own clients.
+ */
+export async function applicationServiceAccounts(db: Db, app: { id: string; tenantId: string }): Promise<ServiceAccount[]> {
+  const rows = await db.client.findMany({
+    where: { tenantId: app.tenantId, status: "approved", OR: [{ resourceServerId: app.id }, { resourceServerId: null }] },
+    select: SELECT,
+    orderBy: { clientId: "asc" },
+  });
+  return rows.map((r) => toAccount(r, app));
+}
+
+/** What the client's own tokens (client_credentials) are worth on the application: null when it may not reach it. */
+export async function clientScopes(resolver: ScopeResolver, app: { id: string; tenantId: string }, sa: ServiceAccount, reachable: boolean): Promise<ReadonlySet<string> | null> {
+  if (!reachable) return null;
+  return resolver.scopesFor({ tenantId: app.tenantId, resourceServerId: app.id, subject: { type: "client", clientId: sa.clientId, internalId: sa.rowId, allowedScopes: sa.allowed } });
+}
