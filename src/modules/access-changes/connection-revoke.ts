@@ -94,6 +94,6 @@ export async function planConnectionRevoke(
     users: list,
     capped: capped || users.size > limit,
     throughClient: async (userId) => (worksNow && given ? deps.resolver.allowedScopes({ sub: userId, tenant_id: app.tenantId, sub_type: "user" }, given, { id: app.id }) : null),
-    serviceAccount: prereg ? { rowId: row.id, clientId: row.clientId, allowed, reachable: worksNow, reachableAfter: false } : null,
+    serviceAccount: prereg ? { rowId: row.id, clientId: row.clientId, allowed, workspaceWide: false, reachable: worksNow, reachableAfter: false } : null,
   };
 }

@@ -16,7 +16,7 @@ type Matrix = Record<string, string[]>;
 type Change = Extract<ProposedChange, { kind: "default_role" }>;
 
 export interface FirstSignInGrant {
-  /** The role a first sign-in binds (null: none: policy disabled, no role, or first_time_grant "none"). */
+  /** The role a first sign-in binds (null: none: policy disabled, no role, or first_time_grant "none"), its scopes here and the tools they unlock (public ones aside). */
   role_id: string | null;
   scopes: string[];
   tools: string[];
@@ -49,9 +49,11 @@ export async function planDefaultRole(
   if (change.enabled && roleId === null) throw badRequest("change.default_role_id: is required when enabled is true");
   const firstTimeGrant = change.first_time_grant ?? prior?.firstTimeGrant ?? "default_role";
   const granted = (enabled: boolean, role: string | null, grant: string) => (enabled && grant === "default_role" ? role : null);
+  // The tools the role's scopes unlock (public tools need no role: not listed).
+  const open = toolsFor(matrix, new Set());
   const grant = async (role: string | null): Promise<FirstSignInGrant> => {
     const scopes = role ? await resolver.roleScopes(role, app.id) : [];
-    return { role_id: role, scopes: sorted(scopes), tools: sorted(toolsFor(matrix, new Set(scopes))) };
+    return { role_id: role, scopes: sorted(scopes), tools: sorted([...toolsFor(matrix, new Set(scopes))].filter((t) => !open.has(t))) };
   };
   const before = await grant(prior ? granted(prior.enabled, prior.defaultRoleId, prior.firstTimeGrant) : null);
   const after = await grant(granted(change.enabled, roleId, firstTimeGrant));

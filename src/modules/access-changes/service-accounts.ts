@@ -3,6 +3,12 @@
 // an application only as introspection's client rule allows (tokens clientMayReach: approved, of
 // the workspace, bound to no server or to this one). dcr/cimd clients belong to no workspace and
 // have no service account (docs/decisions/0020-connections.md).
+//
+// What a client's own tokens are worth is what the client_credentials grant may issue, as
+// introspection then confirms (oauth/grants/client-credentials.ts): a client registered for one
+// application gets a subset of its allowed scopes, whatever its bindings (introspection keeps the
+// token's scopes it still holds, and it holds its allowed scopes); a workspace-wide client (an
+// agent, docs/decisions/0040-agents.md) gets what its service-account bindings grant there.
 import type { Db } from "../../storage";
 import { notFound } from "../../shared/errors";
 import { isUuid } from "../../shared/ids";
@@ -15,6 +21,8 @@ export interface ServiceAccount {
   /** The OAuth client_id. */
   clientId: string;
   allowed: ReadonlySet<string>;
+  /** Bound to no one application (an agent's client): its bindings decide. */
+  workspaceWide: boolean;
   reachable: boolean;
   /** false when the change revokes the client. */
   reachableAfter: boolean;
@@ -27,7 +35,7 @@ function toAccount(row: Row, app: { id: string; tenantId: string }): ServiceAcco
   const allowed = new Set(Array.isArray(row.allowedScopes) ? (row.allowedScopes as string[]) : []);
   const client: TokenClient = { id: row.id, clientId: row.clientId, tenantId: row.tenantId, resourceServerId: row.resourceServerId, status: row.status, allowedScopeSet: allowed };
   const reachable = clientMayReach({ id: app.id }, app.tenantId, client, null);
-  return { rowId: row.id, clientId: row.clientId, allowed, reachable, reachableAfter: reachable };
+  return { rowId: row.id, clientId: row.clientId, allowed, workspaceWide: row.resourceServerId === null, reachable, reachableAfter: reachable };
 }
 
 /** The workspace's client named by its OAuth client_id or row id (as the bindings API finds it); 404 otherwise. */
@@ -61,5 +69,6 @@ export async function applicationServiceAccounts(db: Db, app: { id: string; tena
 /** What the client's own tokens (client_credentials) are worth on the application: null when it may not reach it. */
 export async function clientScopes(resolver: ScopeResolver, app: { id: string; tenantId: string }, sa: ServiceAccount, reachable: boolean): Promise<ReadonlySet<string> | null> {
   if (!reachable) return null;
+  if (!sa.workspaceWide) return sa.allowed;
   return resolver.scopesFor({ tenantId: app.tenantId, resourceServerId: app.id, subject: { type: "client", clientId: sa.clientId, internalId: sa.rowId, allowedScopes: sa.allowed } });
 }
