@@ -12,7 +12,7 @@ import { signInWithCode, tokenRequest } from "./helpers/signin-flow";
 
 let h: Harness;
 let mcp: McpTestServer;
-let app: { id: string; secret: string };
+let app: { id: string; secret: string; body: any };
 let reader: string;
 let writer: string;
 let group: string;
