@@ -85,8 +85,6 @@ const SummaryRef = builder.objectRef<ChangePreview["summary"]>("AccessChangeSumm
   fields: (t) => ({
     usersGaining: t.exposeInt("users_gaining"),
     usersLosing: t.exposeInt("users_losing"),
-    serviceAccountsGaining: t.exposeInt("service_accounts_gaining"),
-    serviceAccountsLosing: t.exposeInt("service_accounts_losing"),
     scopesGained: t.exposeStringList("scopes_gained"),
     scopesLost: t.exposeStringList("scopes_lost"),
     toolsGained: t.exposeStringList("tools_gained"),

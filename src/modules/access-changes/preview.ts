@@ -49,12 +49,10 @@ export interface ChangePreview {
   change: ProposedChange;
   written: false;
   users_evaluated: number;
-  /** Users' figures; scopes and tools gained or lost by anyone evaluated (users and service accounts). */
+  /** The users' figures (service accounts are in `service_accounts`, never truncated). */
   summary: {
     users_gaining: number;
     users_losing: number;
-    service_accounts_gaining: number;
-    service_accounts_losing: number;
     scopes_gained: string[];
     scopes_lost: string[];
     tools_gained: string[];
@@ -138,7 +136,6 @@ export async function previewChange(deps: PreviewDeps, actor: Actor, application
     const s1 = await clientScopes(after, app, sa, sa.reachableAfter);
     const d = { client_id: sa.clientId, ...delta(matrix, plan.matrixAfter, complete, s0, s1) };
     if (!any(d.gains) && !any(d.losses)) continue;
-    tally(d);
     accounts.push(d);
   }
   // A scope gained that every active member of the workspace would hold.
@@ -162,8 +159,6 @@ export async function previewChange(deps: PreviewDeps, actor: Actor, application
     summary: {
       users_gaining: gaining,
       users_losing: losing,
-      service_accounts_gaining: accounts.filter((d) => any(d.gains)).length,
-      service_accounts_losing: accounts.filter((d) => any(d.losses)).length,
       scopes_gained: sorted(gained.scopes),
       scopes_lost: sorted(lost.scopes),
       tools_gained: sorted(gained.tools),
