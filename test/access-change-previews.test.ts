@@ -248,6 +248,8 @@ describe("default role, connection revoke and service accounts", () => {
     expect((await h.admin("POST", `/uflow/v2/users/${u[4]}/role-bindings`, { tenant_id: h.workspaceId, role_id: viewer })).status).toBe(201);
     const tokens = new Map<string, string>();
     for (const [id, email] of [[u[4], "p4@example.test"], [newcomer, "p5@example.test"]] as const) tokens.set(id, (await signIn(email, { clientId: dcr })).access_token);
+    // The users are known from the data: both have a live refresh token of the client for the application.
+    expect(await h.db.refreshToken.count({ where: { clientId: dcr, resource: app.body.resource_url, revokedAt: null } })).toBe(2);
     const before = await throughClient(tokens);
     const resolverBefore = await actual();
     const events = await h.db.auditEvent.count();
@@ -307,11 +309,21 @@ describe("default role, connection revoke and service accounts", () => {
     expect(add.body.service_accounts).toEqual(asClients(diff(before, await clientTokens(m2m))));
     expect(add.body.service_accounts).toEqual([]);
 
+    // A tool change reaches the application's clients too (the human_app client gets no tokens of its own: not listed).
+    const m2mBefore = await clientTokens(m2m);
+    const remap = await predictsReality({ kind: "tool_mapping", tool_name: "write_file", scope_ids: ["files:write"] }, () =>
+      ok(h.admin("PUT", `/svc/resource-servers/${app.id}/tool-scope-map`, { mappings: [{ tool_name: "write_file", scope_ids: ["files:write"] }] })),
+    );
+    const m2mReal = asClients(diff(m2mBefore, await clientTokens(m2m)));
+    expect(m2mReal).toEqual([{ client_id: m2m.clientId, gains: { scopes: [], tools: [] }, losses: { scopes: [], tools: ["write_file"] } }]);
+    expect(remap.service_accounts).toEqual(m2mReal);
+
+    const beforeRevoke = await clientTokens(m2m);
     const revoke = await preview({ kind: "connection_revoke", client_id: m2m.clientId });
     expect(revoke.status, revoke.text).toBe(200);
     expect(revoke.body.client).toMatchObject({ client_id: m2m.clientId, revokes: "client", works_now: true, users_known: 0 });
     await ok(h.admin("POST", `/svc/resource-servers/${app.id}/clients/${m2m.clientId}/revoke`));
-    const real = asClients(diff(before, await clientTokens(m2m)));
+    const real = asClients(diff(beforeRevoke, await clientTokens(m2m)));
     expect(revoke.body.service_accounts).toEqual(real);
     expect(real[0].losses.tools).toContain("ping"); // its tokens are dead: public tools too
   });

@@ -13,7 +13,7 @@ import type { Db } from "../../storage";
 import { notFound } from "../../shared/errors";
 import type { ScopeResolver } from "../rbac";
 import { clientMayReach, type TokenClient, type TokenConnection } from "../tokens";
-import type { ServiceAccount } from "./service-accounts";
+import { hasOwnTokens, type ServiceAccount } from "./service-accounts";
 
 export interface ClientLookups {
   /** The client as introspection sees it (null: unknown or revoked): the clients registry. */
@@ -63,6 +63,7 @@ export async function planConnectionRevoke(
       resourceServerId: true,
       status: true,
       allowedScopes: true,
+      grantTypes: true,
       connections: { where: { resourceServerId: app.id, tenantId: app.tenantId }, select: { status: true, lastUserId: true }, take: 1 },
     },
   });
@@ -94,6 +95,6 @@ export async function planConnectionRevoke(
     users: list,
     capped: capped || users.size > limit,
     throughClient: async (userId) => (worksNow && given ? deps.resolver.allowedScopes({ sub: userId, tenant_id: app.tenantId, sub_type: "user" }, given, { id: app.id }) : null),
-    serviceAccount: prereg ? { rowId: row.id, clientId: row.clientId, allowed, workspaceWide: false, reachable: worksNow, reachableAfter: false } : null,
+    serviceAccount: prereg && hasOwnTokens(row.grantTypes) ? { rowId: row.id, clientId: row.clientId, allowed, workspaceWide: false, reachable: worksNow, reachableAfter: false } : null,
   };
 }

@@ -28,13 +28,16 @@ export interface ServiceAccount {
   reachableAfter: boolean;
 }
 
-const SELECT = { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, allowedScopes: true } as const;
-type Row = { id: string; clientId: string; tenantId: string | null; resourceServerId: string | null; status: string; allowedScopes: unknown };
+const SELECT = { id: true, clientId: true, tenantId: true, resourceServerId: true, status: true, allowedScopes: true, grantTypes: true } as const;
+type Row = { id: string; clientId: string; tenantId: string | null; resourceServerId: string | null; status: string; allowedScopes: unknown; grantTypes: unknown };
+
+/** Whether the client gets tokens of its own at all (a human_app or cli client acts only for users). */
+export const hasOwnTokens = (grantTypes: unknown) => Array.isArray(grantTypes) && grantTypes.includes("client_credentials");
 
 function toAccount(row: Row, app: { id: string; tenantId: string }): ServiceAccount {
   const allowed = new Set(Array.isArray(row.allowedScopes) ? (row.allowedScopes as string[]) : []);
   const client: TokenClient = { id: row.id, clientId: row.clientId, tenantId: row.tenantId, resourceServerId: row.resourceServerId, status: row.status, allowedScopeSet: allowed };
-  const reachable = clientMayReach({ id: app.id }, app.tenantId, client, null);
+  const reachable = hasOwnTokens(row.grantTypes) && clientMayReach({ id: app.id }, app.tenantId, client, null);
   return { rowId: row.id, clientId: row.clientId, allowed, workspaceWide: row.resourceServerId === null, reachable, reachableAfter: reachable };
 }
 
@@ -66,7 +69,7 @@ export async function applicationServiceAccounts(db: Db, app: { id: string; tena
   return rows.map((r) => toAccount(r, app));
 }
 
-/** What the client's own tokens (client_credentials) are worth on the application: null when it may not reach it. */
+/** What the client's own tokens (client_credentials) are worth on the application: null when it gets none there. */
 export async function clientScopes(resolver: ScopeResolver, app: { id: string; tenantId: string }, sa: ServiceAccount, reachable: boolean): Promise<ReadonlySet<string> | null> {
   if (!reachable) return null;
   if (!sa.workspaceWide) return sa.allowed;
