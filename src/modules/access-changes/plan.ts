@@ -9,7 +9,7 @@ import { badRequest, notFound } from "../../shared/errors";
 import type { ScopeResolver, WhatIf } from "../rbac";
 import { planDefaultRole, type FirstSignIn } from "./default-role";
 import { planConnectionRevoke, type ClientLookups, type RevokedClient } from "./connection-revoke";
-import { applicationServiceAccounts, findServiceAccount, serviceAccountHolders, type ServiceAccount } from "./service-accounts";
+import { applicationServiceAccounts, findServiceAccount, serviceAccount, serviceAccountHolders, type ServiceAccount } from "./service-accounts";
 import type { Warning } from "./preview";
 import type { ProposedChange } from "./schemas";
 
@@ -110,7 +110,7 @@ export async function planChange(deps: PreviewDeps, app: App, matrix: Matrix, to
         ...same,
         whatIf: [{ kind: "remove_binding", bindingId: change.binding_id, subjectType: b.subjectType, subjectId: b.subjectId }],
         users: await subjectUsers(db, tenantId, b.subjectType, b.subjectId),
-        serviceAccounts: b.subjectType === "service_account" ? [await findServiceAccount(db, app, b.subjectId)] : [],
+        serviceAccounts: b.subjectType === "service_account" ? [await serviceAccount(db, app, b.subjectId)].filter((a) => a !== null) : [],
       };
     }
     case "role_grants": {

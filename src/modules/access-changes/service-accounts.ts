@@ -43,9 +43,15 @@ function toAccount(row: Row, app: { id: string; tenantId: string }): ServiceAcco
 
 /** The workspace's client named by its OAuth client_id or row id (as the bindings API finds it); 404 otherwise. */
 export async function findServiceAccount(db: Db, app: { id: string; tenantId: string }, idOrClientId: string): Promise<ServiceAccount> {
+  const found = await serviceAccount(db, app, idOrClientId);
+  if (!found) throw notFound("client");
+  return found;
+}
+
+/** The same, null when there is no such client (a binding left behind by a deleted client reaches nobody). */
+export async function serviceAccount(db: Db, app: { id: string; tenantId: string }, idOrClientId: string): Promise<ServiceAccount | null> {
   const row = await db.client.findFirst({ where: { tenantId: app.tenantId, OR: [{ clientId: idOrClientId }, ...(isUuid(idOrClientId) ? [{ id: idOrClientId }] : [])] }, select: SELECT });
-  if (!row) throw notFound("client");
-  return toAccount(row, app);
+  return row ? toAccount(row, app) : null;
 }
 
 /** The service accounts bound to `roleId` (directly: a client is never a group member). */
