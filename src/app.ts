@@ -412,6 +412,9 @@ export async function createServices(deps: AppDeps): Promise<Services> {
     clock,
     findApplication: (actor, id) => resourceServers.findLive(deps.db, actor, id),
     policy: async (id) => (await lifecycle.policies.get(id))?.document ?? null,
+    // A connection revoke is judged by introspection's own client and connection lookups.
+    client: (clientId) => oauth.clientRegistry.get(clientId),
+    connection: (clientId, rsId) => oauth.connectionRegistry.get(clientId, rsId),
   });
   const accessViews = createAccessViews({
     db: deps.db,

@@ -8,10 +8,11 @@ import { startToolgate, type Harness } from "./helpers/harness";
 import { startMcpServer, SAMPLE_TOOLS, type McpTestServer } from "./helpers/mcp-servers";
 import { mapAndActivate, register, rescan } from "./helpers/lifecycle-flow";
 import { decideTool } from "../src/sdk/tool-policy";
+import { signInWithCode, tokenRequest } from "./helpers/signin-flow";
 
 let h: Harness;
 let mcp: McpTestServer;
-let app: { id: string; secret: string };
+let app: { id: string; secret: string; body: any };
 let reader: string;
 let writer: string;
 let group: string;
@@ -149,6 +150,200 @@ describe("predicted = actual, one kind of change after another", () => {
   it("scope_delete: roles lose it and tools mapped only to it are denied to everyone, with a warning", async () => {
     const p = await predictsReality({ kind: "scope_delete", scope_id: "files:write" }, () => ok(h.admin("DELETE", `/svc/resource-servers/${app.id}/scopes/files:write`)));
     expect(p.summary.scopes_lost).toEqual(["files:write"]);
+  });
+});
+
+/** What one subject may call: scopes, and tools by the SDK's rule over the served policy; null scopes: nothing. */
+async function toolsOf(held: Iterable<string> | null) {
+  const policy = (await h.request("GET", `/svc/resource-servers/${app.id}/sdk-policy`, { basic: [app.id, app.secret] })).body;
+  const hashes = new Map(Object.entries((policy.definition_hashes ?? {}) as Record<string, string>));
+  const tools = new Set<string>();
+  if (held !== null) for (const tool of Object.keys(policy.scope_matrix)) if (decideTool(policy, hashes, tool, [...held]).allowed) tools.add(tool);
+  return { scopes: new Set(held ?? []), tools };
+}
+
+/** A service account's access as introspection decides for the client's own tokens (the resolver, client subject). */
+async function clientAccess(clientId: string): Promise<Access> {
+  const row = await h.db.client.findUniqueOrThrow({ where: { clientId } });
+  const held =
+    row.status === "approved"
+      ? await h.services.rbac.resolver.scopesFor({ tenantId: h.workspaceId, resourceServerId: app.id, subject: { type: "client", clientId, internalId: row.id, allowedScopes: row.allowedScopes as string[] } })
+      : null;
+  return new Map([[clientId, await toolsOf(held)]]);
+}
+
+/** What each user's token of one client is worth at the application: POST /oauth/introspect, then the SDK's rule. */
+async function throughClient(tokens: Map<string, string>): Promise<Access> {
+  const out: Access = new Map();
+  for (const [userId, token] of tokens) {
+    const r = await h.request("POST", "/oauth/introspect", { basic: [app.id, app.secret], form: { token } });
+    expect(r.status).toBe(200);
+    out.set(userId, await toolsOf(r.body.active ? String(r.body.scope ?? "").split(" ").filter(Boolean) : null));
+  }
+  return out;
+}
+/** What a client's own tokens are worth at the application: a fresh client_credentials token (all it may ask for), introspected; null when refused. */
+async function clientTokens(client: { clientId: string; clientSecret: string }): Promise<Access> {
+  const t = await tokenRequest(h.url, client, { grant_type: "client_credentials", resource: app.body.resource_url });
+  if (t.status !== 200) return new Map([[client.clientId, await toolsOf(null)]]);
+  const out = await throughClient(new Map([[client.clientId, t.body.access_token as string]]));
+  return out;
+}
+const asClients = (d: any[]) => d.map(({ user_id, ...rest }) => ({ client_id: user_id, ...rest }));
+
+describe("default role, connection revoke and service accounts", () => {
+  const REDIRECT = "http://127.0.0.1/callback";
+  let viewer: string;
+  let newcomer: string;
+  let webApp: { client_id: string; client_secret: string };
+  const signIn = (email: string, client: { clientId: string; clientSecret?: string }) =>
+    signInWithCode({ publicUrl: h.config.publicUrl, serverUrl: h.url, ...client, redirectUri: REDIRECT, resource: app.body.resource_url, scope: "", email, password: PASSWORD });
+
+  beforeAll(async () => {
+    viewer = (await h.admin("POST", "/svc/authmgr/roles", { name: "first-viewer", grants: [{ resource_server_id: app.id, scope_ids: ["files:read"] }] })).body.id;
+    newcomer = (await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: "p5@example.test", username: "p5", password: PASSWORD })).body.id;
+    const c = await h.admin("POST", `/svc/resource-servers/${app.id}/clients`, { client_name: "web", kind: "human_app", redirect_uris: [REDIRECT], allowed_scopes: ["files:read"] });
+    expect(c.status, c.text).toBe(201);
+    webApp = c.body;
+  });
+
+  it("default_role: nobody's access changes now; a member's first sign-in then gets exactly the predicted grant", async () => {
+    const members = await h.db.membership.count({ where: { tenantId: h.workspaceId, status: "active" } });
+    const p = await predictsReality({ kind: "default_role", enabled: true, default_role_id: viewer }, () =>
+      ok(h.admin("PUT", `/svc/resource-servers/${app.id}/access-policy`, { enabled: true, default_role_id: viewer })),
+    );
+    expect(p.users).toEqual([]);
+    expect(p.first_sign_in.before).toEqual({ role_id: null, scopes: [], tools: [] });
+    expect(p.first_sign_in.after).toEqual({ role_id: viewer, scopes: ["files:read"], tools: ["list_dir", "read_file", "write_file"] });
+    expect(p.first_sign_in.members_not_signed_in).toBe(members); // nobody has signed in to the application yet
+    expect(p.first_sign_in.users_holding_first_time_grant).toBe(0);
+    expect(p.warnings.map((w: any) => w.code)).toContain("scope_reaches_everyone");
+    // The first sign-in, for real: the newcomer holds what the preview said a first sign-in grants.
+    expect(await h.services.rbac.resolver.userScopes(h.workspaceId, app.id, newcomer)).toEqual(new Set());
+    await signIn("p5@example.test", { clientId: webApp.client_id, clientSecret: webApp.client_secret });
+    const got = await toolsOf(await h.services.rbac.resolver.userScopes(h.workspaceId, app.id, newcomer));
+    expect(sorted(got.scopes)).toEqual(p.first_sign_in.after.scopes);
+    const open = await toolsOf([]);
+    expect(sorted([...got.tools].filter((t) => !open.tools.has(t)))).toEqual(p.first_sign_in.after.tools);
+  });
+
+  it("default_role cleared: those who got the role keep it; no warning", async () => {
+    const p = await predictsReality({ kind: "default_role", enabled: false, default_role_id: null }, () =>
+      ok(h.admin("PUT", `/svc/resource-servers/${app.id}/access-policy`, { enabled: false, default_role_id: null })),
+    );
+    expect(p.users).toEqual([]);
+    expect(p.first_sign_in.before.role_id).toBe(viewer);
+    expect(p.first_sign_in.after).toEqual({ role_id: null, scopes: [], tools: [] });
+    expect(p.first_sign_in.users_holding_first_time_grant).toBe(1);
+    expect(p.warnings.map((w: any) => w.code)).not.toContain("scope_reaches_everyone");
+    expect(await h.services.rbac.resolver.userScopes(h.workspaceId, app.id, newcomer)).toEqual(new Set(["files:read"]));
+  });
+
+  it("connection_revoke (dcr): the users known to use the client lose what they could call through it", async () => {
+    const reg = await h.request("POST", "/oauth/register", {
+      json: { redirect_uris: [REDIRECT], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "agent", application_type: "native" },
+    });
+    expect(reg.status, reg.text).toBe(201);
+    const dcr = reg.body.client_id as string;
+    expect((await h.admin("POST", `/uflow/v2/users/${u[4]}/role-bindings`, { tenant_id: h.workspaceId, role_id: viewer })).status).toBe(201);
+    const tokens = new Map<string, string>();
+    for (const [id, email] of [[u[4], "p4@example.test"], [newcomer, "p5@example.test"]] as const) tokens.set(id, (await signIn(email, { clientId: dcr })).access_token);
+    // The users are known from the data: both have a live refresh token of the client for the application.
+    expect(await h.db.refreshToken.count({ where: { clientId: dcr, resource: app.body.resource_url, revokedAt: null } })).toBe(2);
+    const before = await throughClient(tokens);
+    const resolverBefore = await actual();
+    const events = await h.db.auditEvent.count();
+    const p = await preview({ kind: "connection_revoke", client_id: dcr });
+    expect(p.status, p.text).toBe(200);
+    expect(await h.db.auditEvent.count()).toBe(events);
+    expect(diff(before, await throughClient(tokens))).toEqual([]); // nothing written: the tokens still work
+    expect(p.body.client).toEqual({ client_id: dcr, client_name: "agent", registration_mode: "dcr", revokes: "connection", works_now: true, users_known: 2 });
+    await ok(h.admin("POST", `/svc/resource-servers/${app.id}/clients/${encodeURIComponent(dcr)}/revoke`));
+    const real = diff(before, await throughClient(tokens));
+    expect(real.length).toBe(2);
+    expect(p.body.users).toEqual(real);
+    expect(p.body.summary.users_losing).toBe(2);
+    expect(p.body.summary.tools_lost).toContain("ping"); // public tools too: the token is inactive
+    expect(diff(resolverBefore, await actual())).toEqual([]); // what the users hold is untouched
+    // Revoked already: nothing left to lose.
+    const again = await preview({ kind: "connection_revoke", client_id: dcr });
+    expect(again.body.client.works_now).toBe(false);
+    expect(again.body.users).toEqual([]);
+  });
+
+  it("service accounts: an agent's bindings decide its tokens; binding_add and binding_remove predict them", async () => {
+    const made = await h.admin("POST", "/svc/sdkmgr/agents", { name: "sync bot", kind: "autonomous" });
+    expect(made.status, made.text).toBe(201);
+    const agent = { clientId: made.body.client_id as string, clientSecret: made.body.client_secret as string };
+    const before = await clientTokens(agent);
+    const add = await preview({ kind: "binding_add", subject_type: "service_account", subject_id: agent.clientId, role_id: viewer, scope_type: "resource_server", scope_id: app.id });
+    expect(add.status, add.text).toBe(200);
+    expect(diff(before, await clientTokens(agent))).toEqual([]); // nothing written
+    const bound = await h.admin("POST", `/svc/clientms/clients/${agent.clientId}/role-bindings`, { tenant_id: h.workspaceId, role_id: viewer, scope_type: "resource_server", scope_id: app.id });
+    expect(bound.status, bound.text).toBe(201);
+    const after = await clientTokens(agent);
+    expect(add.body.service_accounts).toEqual(asClients(diff(before, after)));
+    expect(add.body.service_accounts[0].gains).toEqual({ scopes: ["files:read"], tools: ["list_dir", "read_file", "write_file"] });
+    expect(add.body.users).toEqual([]);
+
+    const remove = await preview({ kind: "binding_remove", binding_id: bound.body.id });
+    expect(remove.status, remove.text).toBe(200);
+    await ok(h.admin("DELETE", `/uflow/v2/role-bindings/${bound.body.id}`));
+    const real = asClients(diff(after, await clientTokens(agent)));
+    expect(real.length).toBe(1);
+    expect(remove.body.service_accounts).toEqual(real);
+  });
+
+  it("service accounts: a client registered for the application gets its allowed scopes whatever its bindings; its revoke", async () => {
+    const c = await h.admin("POST", `/svc/resource-servers/${app.id}/clients`, { client_name: "nightly", kind: "m2m", redirect_uris: [], allowed_scopes: ["files:read"] });
+    expect(c.status, c.text).toBe(201);
+    const m2m = { clientId: c.body.client_id as string, clientSecret: c.body.client_secret as string };
+    const before = await clientTokens(m2m);
+    expect(sorted(before.get(m2m.clientId)!.scopes)).toEqual(["files:read"]);
+    // A binding to a role granting files:write (none left: re-create it) adds nothing its tokens can carry.
+    await ok(h.admin("POST", `/svc/resource-servers/${app.id}/scopes`, { id: "files:write", name: "Write" }));
+    const editor = (await h.admin("POST", "/svc/authmgr/roles", { name: "sa-editor", grants: [{ resource_server_id: app.id, scope_ids: ["files:write"] }] })).body.id;
+    const add = await preview({ kind: "binding_add", subject_type: "service_account", subject_id: m2m.clientId, role_id: editor });
+    expect(add.status, add.text).toBe(200);
+    await ok(h.admin("POST", `/svc/clientms/clients/${m2m.clientId}/role-bindings`, { tenant_id: h.workspaceId, role_id: editor }));
+    expect(add.body.service_accounts).toEqual(asClients(diff(before, await clientTokens(m2m))));
+    expect(add.body.service_accounts).toEqual([]);
+
+    // A tool change reaches the application's clients too (the human_app client gets no tokens of its own: not listed).
+    const m2mBefore = await clientTokens(m2m);
+    const remap = await predictsReality({ kind: "tool_mapping", tool_name: "write_file", scope_ids: ["files:write"] }, () =>
+      ok(h.admin("PUT", `/svc/resource-servers/${app.id}/tool-scope-map`, { mappings: [{ tool_name: "write_file", scope_ids: ["files:write"] }] })),
+    );
+    const m2mReal = asClients(diff(m2mBefore, await clientTokens(m2m)));
+    expect(m2mReal).toEqual([{ client_id: m2m.clientId, gains: { scopes: [], tools: [] }, losses: { scopes: [], tools: ["write_file"] } }]);
+    expect(remap.service_accounts).toEqual(m2mReal);
+
+    const beforeRevoke = await clientTokens(m2m);
+    const revoke = await preview({ kind: "connection_revoke", client_id: m2m.clientId });
+    expect(revoke.status, revoke.text).toBe(200);
+    expect(revoke.body.client).toMatchObject({ client_id: m2m.clientId, revokes: "client", works_now: true, users_known: 0 });
+    await ok(h.admin("POST", `/svc/resource-servers/${app.id}/clients/${m2m.clientId}/revoke`));
+    const real = asClients(diff(beforeRevoke, await clientTokens(m2m)));
+    expect(revoke.body.service_accounts).toEqual(real);
+    expect(real[0].losses.tools).toContain("ping"); // its tokens are dead: public tools too
+  });
+
+  it("tenant isolation and validation of the new kinds", async () => {
+    const other = await h.createWorkspace("pv-iso@example.test");
+    const theirRole = (await h.request("POST", "/svc/authmgr/roles", { token: other.token, json: { name: "theirs", grants: [] } })).body.id;
+    const theirApp = await register(h, mcp.url, { token: other.token });
+    const theirClient = await h.request("POST", `/svc/resource-servers/${theirApp.id}/clients`, { token: other.token, json: { client_name: "theirs", kind: "m2m", redirect_uris: [], allowed_scopes: [] } });
+    expect(theirClient.status, theirClient.text).toBe(201);
+    // Another workspace's role and client are as unknown here as made-up ids.
+    expect((await preview({ kind: "connection_revoke", client_id: theirClient.body.client_id })).status).toBe(404);
+    expect((await preview({ kind: "binding_add", subject_type: "service_account", subject_id: theirClient.body.client_id, role_id: viewer })).status).toBe(404);
+    expect((await preview({ kind: "default_role", enabled: true, default_role_id: theirRole })).status).toBe(404);
+    expect((await preview({ kind: "default_role", enabled: true, default_role_id: null })).status).toBe(400);
+    expect((await preview({ kind: "default_role", enabled: true, nope: 1 })).status).toBe(400);
+    expect((await preview({ kind: "connection_revoke", client_id: "no-such-client" })).status).toBe(404);
+    expect((await preview({ kind: "connection_revoke", client_id: webApp.client_id }, other.token)).status).toBe(404);
+    expect((await preview({ kind: "binding_add", subject_type: "service_account", subject_id: webApp.client_id, role_id: viewer }, other.token)).status).toBe(404);
+    expect((await preview({ kind: "binding_add", subject_type: "user", subject_id: "not-a-uuid", role_id: viewer })).status).toBe(400);
   });
 });
 

@@ -17,6 +17,9 @@ let users: string[] = [];
 let viewer: string;
 let editor: string;
 let group: { id: string; name: string };
+/** A workspace-wide client (a service account) and a client registered for the application. */
+let serviceAccount: string;
+let appClient: string;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -40,7 +43,8 @@ beforeAll(async () => {
   await bind(`/uflow/v2/users/${users[0]}`, editor, { expires_at: new Date(clock.now().getTime() + 1000).toISOString() });
   clock.advance(2000); // user 0's Editor binding has expired
   await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/end-users/${users[2]}/suspend`, { reason: "test" });
-  await insertClient(h, { tenantId: h.workspaceId, allowedScopes: ["files:write"] });
+  serviceAccount = (await insertClient(h, { tenantId: h.workspaceId, allowedScopes: ["files:write"] })).clientId;
+  appClient = (await insertClient(h, { tenantId: h.workspaceId, resourceServerId: rs.id, allowedScopes: ["files:read"] })).clientId;
   for (const type of ["readonly_auditor", "member"]) {
     const email = `graph-${type}@example.test`;
     const u = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email, username: `graph-${type}`, password: "a long enough password 9" });
@@ -202,13 +206,19 @@ describe("access change previews on the graph", () => {
     { rest: { kind: "role_grants", role_id: "", add: [], remove: ["files:write"] }, graph: { kind: "role_grants", roleId: "", remove: ["files:write"] } },
     { rest: { kind: "binding_add", subject_type: "user", subject_id: "", role_id: "", scope_type: "resource_server", scope_id: "" }, graph: { kind: "binding_add", subjectType: "user", subjectId: "", roleId: "", scopeType: "resource_server", scopeId: "" } },
     { rest: { kind: "tool_public", tool_name: "delete_file" }, graph: { kind: "tool_public", toolName: "delete_file" } },
+    { rest: { kind: "binding_add", subject_type: "service_account", subject_id: "@sa", role_id: "" }, graph: { kind: "binding_add", subjectType: "service_account", subjectId: "@sa", roleId: "" } },
+    { rest: { kind: "default_role", enabled: true, default_role_id: "" }, graph: { kind: "default_role", enabled: true, defaultRoleId: "" } },
+    { rest: { kind: "default_role", enabled: false, default_role_id: null }, graph: { kind: "default_role", enabled: false, defaultRoleId: null } },
+    { rest: { kind: "connection_revoke", client_id: "@app-client" }, graph: { kind: "connection_revoke", clientId: "@app-client" } },
   ];
-  const PREVIEW = `query($id: ID!, $change: AccessChangeInput!) { accessChangePreview(applicationId: $id, change: $change) { applicationId change written usersEvaluated summary { usersGaining usersLosing scopesGained scopesLost toolsGained toolsLost } users { userId gains { scopes tools } losses { scopes tools } } truncated warnings { code message } } }`;
+  const PREVIEW = `query($id: ID!, $change: AccessChangeInput!) { accessChangePreview(applicationId: $id, change: $change) { applicationId change written usersEvaluated summary { usersGaining usersLosing scopesGained scopesLost toolsGained toolsLost } users { userId gains { scopes tools } losses { scopes tools } } serviceAccounts { clientId gains { scopes tools } losses { scopes tools } } truncated warnings { code message } firstSignIn { before { roleId scopes tools } after { roleId scopes tools } membersNotSignedIn usersHoldingFirstTimeGrant } client { clientId clientName registrationMode revokes worksNow usersKnown } } }`;
 
   it("answer what POST .../access-change-previews answers, and write nothing", async () => {
     for (const c of changes) {
       const fill = (o: Record<string, unknown>) =>
-        Object.fromEntries(Object.entries(o).map(([k, v]) => [k, v !== "" ? v : /role/i.test(k) ? editor : /subject/i.test(k) ? users[1] : rs.id]));
+        Object.fromEntries(
+          Object.entries(o).map(([k, v]) => [k, v === "@sa" ? serviceAccount : v === "@app-client" ? appClient : v !== "" ? v : /role/i.test(k) ? editor : /subject/i.test(k) ? users[1] : rs.id]),
+        );
       const rest = await h.request("POST", `/svc/v1/applications/${rs.id}/access-change-previews`, { token: h.adminToken, json: { change: fill(c.rest) } });
       expect(rest.status, rest.text).toBe(200);
       const before = await get(`/svc/v1/applications/${rs.id}/access-assignments`);
@@ -219,6 +229,13 @@ describe("access change previews on the graph", () => {
     }
     const losing = (await graph(PREVIEW, { id: rs.id, change: { kind: "role_grants", roleId: editor, remove: ["files:write"] } })).accessChangePreview;
     expect(losing.summary.usersLosing).toBe(2); // users 3 and 4
+    const sa = (await graph(PREVIEW, { id: rs.id, change: { kind: "binding_add", subjectType: "service_account", subjectId: serviceAccount, roleId: viewer } })).accessChangePreview;
+    expect(sa.serviceAccounts).toEqual([{ clientId: serviceAccount, gains: { scopes: ["files:read"], tools: ["list_dir", "read_file"] }, losses: { scopes: [], tools: [] } }]);
+    const policy = (await graph(PREVIEW, { id: rs.id, change: { kind: "default_role", enabled: true, defaultRoleId: viewer } })).accessChangePreview;
+    expect(policy.firstSignIn.after).toEqual({ roleId: viewer, scopes: ["files:read"], tools: ["list_dir", "read_file"] });
+    const revoke = (await graph(PREVIEW, { id: rs.id, change: { kind: "connection_revoke", clientId: appClient } })).accessChangePreview;
+    expect(revoke.client).toMatchObject({ clientId: appClient, revokes: "client", worksNow: true });
+    expect(revoke.serviceAccounts[0].losses.scopes).toEqual(["files:read"]);
   });
 
   it("parse the change with the REST schema: a field of another kind is BAD_USER_INPUT naming it", async () => {

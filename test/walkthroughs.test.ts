@@ -81,6 +81,7 @@ const PROMISES: Record<string, RegExp[]> = {
     /"users_with_access":1\}/,
     /\{"users_count":1,"holders":\[\{"email":"dana@example.com","via":"group:Support"\}\]\}/,
     /\{"stage":"sign_in","check":"credentials_valid","reason":"wrong password"\}/,
+    /^\{"users":\[\],"after":\["notes:read"\],"not_signed_in":2,"warnings":\["scope_reaches_everyone"\]\}$/m, // a default-role preview
   ],
   "README.md": [
     /"active": true,\n {2}"sub": "tgc_/, // step 5: the machine token

@@ -4,7 +4,9 @@ import type { Actor } from "../../shared/actor";
 import { previewChange, type ChangePreview, type PreviewDeps } from "./preview";
 import type { ProposedChange } from "./schemas";
 
-export { previewChange, toolsFor, MAX_LISTED, type ChangePreview, type PreviewDeps, type UserDelta, type Warning } from "./preview";
+export { previewChange, toolsFor, MAX_LISTED, type ChangePreview, type PreviewDeps, type UserDelta, type ServiceAccountDelta, type Warning } from "./preview";
+export type { FirstSignIn, FirstSignInGrant } from "./default-role";
+export type { RevokedClient } from "./connection-revoke";
 export { changeSchema, previewRequestSchema, CHANGE_KINDS, type ProposedChange } from "./schemas";
 
 export class AccessChangeService {

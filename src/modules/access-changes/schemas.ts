@@ -4,20 +4,27 @@ import { z } from "zod";
 const uuid = () => z.string().uuid("must be a UUID");
 const scopeKey = z.string().min(1).max(200);
 const toolName = z.string().min(1).max(200);
+// An OAuth client_id is opaque (URL-safe) or, for CIMD clients, the metadata URL (as rest/role-bindings.ts).
+const oauthClientId = z.string().min(1).max(2048);
 
 export const changeSchema = z.discriminatedUnion("kind", [
-  /** A role binding for a user or a group (scope_type as the bindings API: null or "*" tenant-wide, "resource_server" + scope_id). */
+  /**
+   * A role binding for a user, a group or a client's service account (scope_type as the bindings
+   * API: null or "*" tenant-wide, "resource_server" + scope_id). A service account's subject_id is
+   * the OAuth client_id (or the client's row id), as POST /svc/clientms/clients/:client_id/role-bindings.
+   */
   z
     .object({
       kind: z.literal("binding_add"),
-      subject_type: z.enum(["user", "group"]),
-      subject_id: uuid(),
+      subject_type: z.enum(["user", "group", "service_account"]),
+      subject_id: z.string().min(1).max(2048),
       role_id: uuid(),
       scope_type: z.enum(["*", "resource_server"]).nullable().optional(),
       scope_id: uuid().nullable().optional(),
       expires_at: z.iso.datetime({ offset: true }).nullable().optional(),
     })
-    .strict(),
+    .strict()
+    .refine((c) => c.subject_type === "service_account" || z.string().uuid().safeParse(c.subject_id).success, { message: "must be a UUID", path: ["subject_id"] }),
   z.object({ kind: z.literal("binding_remove"), binding_id: uuid() }).strict(),
   /** The role's grants on this application: scopes added and removed. */
   z
@@ -32,8 +39,17 @@ export const changeSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("tool_mapping"), tool_name: toolName, scope_ids: z.array(scopeKey).max(200) }).strict(),
   /** Deleting a scope: roles lose it, tools mapped only to it become unmapped. */
   z.object({ kind: z.literal("scope_delete"), scope_id: scopeKey }).strict(),
+  /**
+   * The application's access policy (the body of PUT /svc/resource-servers/:id/access-policy): an
+   * omitted default_role_id or first_time_grant keeps the current one, null clears the role.
+   */
+  z
+    .object({ kind: z.literal("default_role"), enabled: z.boolean(), default_role_id: uuid().nullable().optional(), first_time_grant: z.enum(["default_role", "none"]).optional() })
+    .strict(),
+  /** Revoking a client on this application (a dcr/cimd client's connection, or a pre-registered client): its tokens stop working at once. */
+  z.object({ kind: z.literal("connection_revoke"), client_id: oauthClientId }).strict(),
 ]);
 export type ProposedChange = z.infer<typeof changeSchema>;
-export const CHANGE_KINDS = ["binding_add", "binding_remove", "role_grants", "user_suspend", "tool_public", "tool_mapping", "scope_delete"] as const satisfies readonly ProposedChange["kind"][];
+export const CHANGE_KINDS = ["binding_add", "binding_remove", "role_grants", "user_suspend", "tool_public", "tool_mapping", "scope_delete", "default_role", "connection_revoke"] as const satisfies readonly ProposedChange["kind"][];
 
 export const previewRequestSchema = z.object({ change: changeSchema }).strict();
