@@ -8,12 +8,13 @@ import { clientRoutes } from "./features/clients/routes";
 import { peopleRoutes } from "./features/people/routes";
 import { settingsRoutes } from "./features/settings/routes";
 import { auditRoutes } from "./features/audit/routes";
+import { accessRequestRoutes } from "./features/access-requests/routes";
 import { NotFound } from "./components/NotFound";
 
 export const routes: RouteObject[] = [
   ...signInRoutes,
   {
     element: <RequireSession />,
-    children: [{ index: true, element: <Navigate to="/applications" replace /> }, ...applicationRoutes, ...clientRoutes, ...peopleRoutes, ...auditRoutes, ...settingsRoutes, { path: "*", element: <NotFound /> }],
+    children: [{ index: true, element: <Navigate to="/applications" replace /> }, ...applicationRoutes, ...clientRoutes, ...accessRequestRoutes, ...peopleRoutes, ...auditRoutes, ...settingsRoutes, { path: "*", element: <NotFound /> }],
   },
 ];
