@@ -103,7 +103,7 @@ describe("Settings → Identity providers in Chromium", () => {
     await assertAccessible(page, "Settings: identity providers");
   }, 90_000);
 
-  it("edits a provider (the secret kept when left empty)", async () => {
+  it("edits a provider (the secret kept when left empty, removed for private_key_jwt)", async () => {
     await page.getByRole("button", { name: "Edit Acme SSO" }).click();
     await expect.poll(() => dialog().getByLabel("Client secret").getAttribute("aria-describedby")).toBe("client_secret-hint");
     expect(await dialog().getByText("A secret is stored (never shown).").count()).toBe(1);
@@ -113,6 +113,14 @@ describe("Settings → Identity providers in Chromium", () => {
     await expect.poll(() => table().textContent(), WAIT).toContain("Acme Okta");
     const [p] = await providers();
     expect(p).toMatchObject({ name: "Acme Okta", client_secret_set: true, issuer: op.issuer });
+
+    // Switching to private_key_jwt removes the stored secret (the dialog says where Toolgate's keys are).
+    await page.getByRole("button", { name: "Edit Acme Okta" }).click();
+    await dialog().getByLabel("Client authentication").selectOption("private_key_jwt");
+    expect(await dialog().getByLabel("Client secret").count()).toBe(0);
+    await dialog().getByRole("button", { name: "Save" }).click();
+    await expect.poll(async () => (await providers())[0], WAIT).toMatchObject({ token_endpoint_auth_method: "private_key_jwt", client_secret_set: false });
+    await expect.poll(() => main().getByRole("status").first().textContent(), WAIT).toContain("Acme Okta saved.");
   }, 60_000);
 
   it("disables and enables with a confirmation saying what it affects", async () => {

@@ -4,7 +4,7 @@
 // and delete, each change saying what it affects. The client secret is write-only.
 import { useState } from "react";
 import { errorOutside, errorUnder } from "./field-errors";
-import { useGraph, useGraphMutation } from "../../app/data";
+import { useGraph, useGraphMutation, useRestMutation } from "../../app/data";
 import { canWrite, useSignedIn } from "../../app/session";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { Badge, DataTable, When } from "../../components/DataTable";
@@ -135,7 +135,9 @@ const FIELDS = ["name", "issuer", "client_id", "client_secret", "scopes", "email
 /** Add or edit a provider; the server's message lands under the field it names (issuer discovery failures under Issuer). */
 function ProviderDialog({ provider, onClose, onSaved }: { provider?: Provider; onClose: () => void; onSaved: (name: string, redirectUri: string) => void }) {
   const create = useGraphMutation(CreateIdentityProviderDocument, [[PROVIDERS_KEY]]);
-  const update = useGraphMutation(UpdateIdentityProviderDocument, [[PROVIDERS_KEY]]);
+  // Edits go through PATCH /svc/oocmgr/providers/:id: only it can remove a stored secret (null),
+  // which switching to private_key_jwt needs; the graph's input has no way to say "remove".
+  const update = useRestMutation<unknown, { id: string; body: Record<string, unknown> }>("PATCH", (v) => `/svc/oocmgr/providers/${v.id}`, [[PROVIDERS_KEY]], (v) => v.body);
   const m = provider ? update : create;
   const [method, setMethod] = useState(provider?.tokenEndpointAuthMethod ?? "client_secret_basic");
   const error = m.error;
@@ -154,13 +156,14 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider?: Provider; o
       jitProvisioning: form.get("jit") === "on",
       trustEmail: form.get("trust_email") === "on",
       ...(method === "client_secret_basic" && secret ? { clientSecret: secret } : {}),
-      // Switching to private_key_jwt removes the stored secret (the server refuses both at once).
-      ...(method === "private_key_jwt" && provider?.clientSecretSet ? { clientSecret: null } : {}),
     };
     if (provider) {
-      // Only what changed: an unchanged issuer is not fetched again.
-      const changed = Object.fromEntries(Object.entries(input).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((provider as Record<string, unknown>)[k])));
-      update.mutate({ id: provider.id, input: changed }, { onSuccess: () => onSaved(input.name, provider.redirectUri) });
+      // Only what changed (an unchanged issuer is not fetched again), in the REST field names.
+      const changed = Object.entries(input).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify((provider as Record<string, unknown>)[k]));
+      const body: Record<string, unknown> = Object.fromEntries(changed.map(([k, v]) => [k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), v]));
+      // Switching to private_key_jwt removes the stored secret (the server refuses both at once).
+      if (method === "private_key_jwt" && provider.clientSecretSet) body.client_secret = null;
+      update.mutate({ id: provider.id, body }, { onSuccess: () => onSaved(input.name, provider.redirectUri) });
     } else create.mutate({ input }, { onSuccess: (d) => onSaved(d.createIdentityProvider.name, d.createIdentityProvider.redirectUri) });
   };
   return (
