@@ -291,6 +291,33 @@ describe("Access requests in Chromium", () => {
     expect((await h.admin("GET", "/svc/access-requests?status=revoked")).body.items).toMatchObject([{ user_email: "alice@acme.example" }]);
   }, 60_000);
 
+  it("shows a read-only auditor the providers, trusts and requests, with no control that writes and no Metrics tab", async () => {
+    const auditor = { email: "audra@example.test", password: "audra-password-1" };
+    const u = await h.admin("POST", `/uflow/v2/tenants/${h.workspaceId}/users`, { email: auditor.email, username: "audra", password: auditor.password });
+    expect(u.status, u.text).toBe(201);
+    expect((await h.admin("PATCH", `/uflow/v2/tenants/${h.workspaceId}/memberships/${u.body.id}`, { membership_type: "readonly_auditor" })).status).toBe(200);
+    const other = await (await browser.newContext()).newPage();
+    const otherErrors = watchErrors(other);
+    await signIn(other, h, auditor);
+    await other.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Access requests" }).click();
+    await other.getByLabel("Status").selectOption("");
+    await expect.poll(() => other.getByRole("table", { name: /^Access requests/ }).locator("tbody tr").count(), WAIT).toBe(2);
+    expect(await other.locator("main").getByRole("button").count()).toBe(0);
+    await assertAccessible(other, "Access requests, read-only");
+    await other.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Settings" }).click();
+    const tabs = other.getByRole("navigation", { name: "Settings" });
+    await tabs.getByRole("link", { name: "Trusts" }).click();
+    await expect.poll(() => other.getByRole("table", { name: "Trusted ID-JAG issuers" }).textContent(), WAIT).toContain("Agents IdP");
+    expect(await other.locator("main").getByRole("button").count()).toBe(0);
+    await tabs.getByRole("link", { name: "Identity providers" }).click();
+    await expect.poll(() => other.getByRole("table", { name: "Identity providers" }).textContent(), WAIT).toContain("No identity provider yet.");
+    expect(await other.locator("main").getByRole("button").count()).toBe(0);
+    expect(await tabs.getByRole("link", { name: "Metrics" }).count()).toBe(0);
+    await assertAccessible(other, "Settings: identity providers, read-only");
+    expect(otherErrors).toEqual([]);
+    await other.context().close();
+  }, 90_000);
+
   it("ran without browser errors and without leaving the origin", () => {
     // The one refusal the trusts test provoked on purpose (Chromium logs every 4xx it loads).
     const provoked = /status of 400 .*\/svc\/oocmgr\/id-jag-trusts\)$/;
