@@ -66,7 +66,7 @@ describe("Continue with an identity provider on the cockpit's sign-in", () => {
   it("offers nothing until a workspace is chosen, then only its providers allowed for admins", async () => {
     await page.goto(`${h.url}/cockpit/`);
     await page.getByRole("heading", { level: 1, name: "Sign in to Toolgate" }).waitFor();
-    await page.getByText("Choose a workspace above to see its identity providers.").waitFor();
+    await page.getByText("Signing in with your organization's identity provider? Choose the workspace above.").waitFor();
     expect(await continueLinks().count()).toBe(0);
 
     await page.getByLabel("Workspace", { exact: true }).selectOption({ label: "Another workspace (by its id)…" });
@@ -78,7 +78,7 @@ describe("Continue with an identity provider on the cockpit's sign-in", () => {
     await expect.poll(() => continueLinks().allTextContents(), WAIT).toEqual(["Continue with Other SSO"]);
     // An unknown workspace looks like one without providers.
     await page.getByLabel("Workspace id").fill("3f2c1d4e-5b6a-4c7d-8e9f-0a1b2c3d4e5f");
-    await expect.poll(() => page.getByText("Choose a workspace above").count(), WAIT).toBe(0);
+    await expect.poll(() => page.getByText("Choose the workspace above").count(), WAIT).toBe(0);
     await expect.poll(() => continueLinks().count(), WAIT).toBe(0);
   }, 90_000);
 

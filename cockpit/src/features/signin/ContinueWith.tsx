@@ -66,7 +66,7 @@ export function ContinueWith({ workspaceId, onSignedIn }: SignInMethodProps) {
           ))}
         </ul>
       )}
-      {!workspaceId && <p className="hint">Choose a workspace above to see its identity providers.</p>}
+      {!workspaceId && <p className="hint">Signing in with your organization&apos;s identity provider? Choose the workspace above.</p>}
     </div>
   );
 }
