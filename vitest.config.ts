@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // One suite for both databases: TEST_DATABASE_URL=postgresql://... runs it against PostgreSQL.
@@ -9,6 +10,11 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     pool: "forks",
+    // One file per core at a time. Vitest's default leaves a core of a 2-core machine (CI's) to the
+    // servers and browsers the tests start, and they do not fill it: the suite then used about one
+    // core of two. No file shares anything writable with another (own database, ephemeral ports,
+    // own temporary folders; dist/ is built once, by `npm test`'s pretest).
+    maxWorkers: Math.max(2, availableParallelism()),
     // Files share their worker's module registry instead of re-importing the app (and Prisma) for
     // each file: the suite takes half the time. Safe because every file starts its own app on its
     // own fresh database (test/helpers/harness.ts) and no module keeps per-test state.

@@ -79,12 +79,12 @@ async function seed(h: Harness, sampleUrl: string): Promise<{ rsId: string; user
 }
 
 /** Waits until the screen has its heading and nothing is loading, then writes the PNG. */
-async function shoot(page: Page, name: string, heading: string): Promise<void> {
+async function shoot(page: Page, name: string, heading: string, opts: { fullPage?: boolean } = {}): Promise<void> {
   await page.getByRole("heading", { level: 1, name: heading }).waitFor();
   await page.waitForFunction(() => !/Loading .*…/.test(document.querySelector("main")?.textContent ?? ""));
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   const path = join(OUT, `${name}.png`);
-  await page.screenshot({ path, type: "png" });
+  await page.screenshot({ path, type: "png", fullPage: opts.fullPage ?? false });
   console.log(`${path}: ${(statSync(path).size / 1024).toFixed(0)} kB`);
 }
 
@@ -125,6 +125,30 @@ async function main() {
     await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("table", { name: "Webhook endpoints" }).getByText("127.0.0.1:9").first().waitFor();
     await shoot(page, "10-settings-webhooks", "Settings");
+    // Explain: rita may not call create_note; the trace, and the safest fix previewed.
+    await nav("Explain");
+    await page.getByLabel("Application").selectOption({ label: "Sample notes" });
+    await page.getByLabel("User").selectOption({ label: "rita@example.test" });
+    await page.getByLabel("Tool").selectOption({ label: "create_note" });
+    await page.getByLabel("Client (optional)").selectOption({ label: "Notes agent (approved)" });
+    await page.getByRole("button", { name: "Run the simulation" }).click();
+    await page.getByRole("button", { name: "Preview this fix" }).click();
+    await page.getByRole("status").filter({ hasText: "would give" }).first().waitFor();
+    await shoot(page, "11-explain", "Explain", { fullPage: true });
+    // Evidence exports on the application page: two, the newest verified in the browser.
+    await nav("Applications");
+    await page.getByRole("link", { name: "Sample notes" }).first().click();
+    const evidence = page.getByRole("region", { name: "Evidence exports" });
+    for (const n of [1, 2]) {
+      await evidence.getByRole("button", { name: "Create an evidence export" }).click();
+      await evidence.getByRole("listitem", { name: `Export ${n}` }).waitFor();
+    }
+    await evidence.getByRole("button", { name: "Verify export 2" }).click();
+    await page.getByRole("status", { name: "Verification of export 2" }).getByText("Verified").waitFor();
+    await evidence.scrollIntoViewIfNeeded();
+    await page.locator("#evidence").evaluate((e) => e.scrollIntoView({ block: "end" }));
+    await shoot(page, "12-evidence", "Sample notes");
+    await nav("Settings");
     await shootIdentity(browser, page, h, shoot);
     await op.close();
   } finally {

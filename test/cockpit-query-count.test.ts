@@ -11,6 +11,7 @@ import {
   ApplicationsDocument,
   AuditEventsDocument,
   ClientsDocument,
+  ExplainChoicesDocument,
   CreateGroupBindingDocument,
   CreateGroupDocument,
   CreateRoleDocument,
@@ -45,6 +46,8 @@ const SCREENS = {
     variables: { first: 1000 },
     rows: (d: any) => d.memberships.length + d.roles.length + d.groups.length + d.groups.flatMap((g: any) => [...g.members, ...g.roleBindings]).length,
   },
+  // The Explain form's choices: every application and every member.
+  Explain: { document: ExplainChoicesDocument, variables: {}, rows: (d: any) => d.resourceServers.length + d.memberships.length },
   "Audit trail": { document: AuditEventsDocument, variables: { first: 26, filter: {} }, rows: (d: any) => d.auditEvents.length },
 } as const;
 type Screen = keyof typeof SCREENS;

@@ -9,12 +9,13 @@ import { peopleRoutes } from "./features/people/routes";
 import { settingsRoutes } from "./features/settings/routes";
 import { auditRoutes } from "./features/audit/routes";
 import { accessRequestRoutes } from "./features/access-requests/routes";
+import { explainRoutes } from "./features/explain/routes";
 import { NotFound } from "./components/NotFound";
 
 export const routes: RouteObject[] = [
   ...signInRoutes,
   {
     element: <RequireSession />,
-    children: [{ index: true, element: <Navigate to="/applications" replace /> }, ...applicationRoutes, ...clientRoutes, ...accessRequestRoutes, ...peopleRoutes, ...auditRoutes, ...settingsRoutes, { path: "*", element: <NotFound /> }],
+    children: [{ index: true, element: <Navigate to="/applications" replace /> }, ...applicationRoutes, ...clientRoutes, ...accessRequestRoutes, ...peopleRoutes, ...auditRoutes, ...explainRoutes, ...settingsRoutes, { path: "*", element: <NotFound /> }],
   },
 ];

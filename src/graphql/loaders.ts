@@ -7,12 +7,14 @@
 import DataLoader from "dataloader";
 import type { RoleBinding, SdkManifest } from "../generated/sqlite/client";
 import { assertCanRead, type Actor } from "../shared/actor";
+import { badRequest } from "../shared/errors";
 import type { PageRequest } from "../shared/pagination";
 import type { TenantReader } from "../storage";
 import { CLIENT_STATUSES, type ClientStatus } from "../modules/clients";
 import { ROLE_BINDING_LIST, type EffectiveAccessItem } from "../modules/rbac";
 import { readSetupInputs, type SetupInputs } from "../modules/resource-servers";
-import type { PostureStats } from "../modules/access-views";
+import type { ApplicationEffectiveAccess, PostureStats } from "../modules/access-views";
+import { effectiveAccessOnApplications } from "../modules/access-views/effective-access-many";
 import type { GraphServices } from "./context";
 
 export interface LoaderDeps {
@@ -84,6 +86,49 @@ function roleBindingsLoaders({ reads, actor }: LoaderDeps) {
   };
 }
 
+/**
+ * The per-application access views (tool exposure, scopes, assignments, end-user access, effective
+ * access: src/graphql/types/application-access.ts) are pages of one application's rows, computed
+ * by the read models one application at a time; batching them across applications would mean a
+ * second copy of their SQL (docs/decisions/0050). So they are offered on ONE application per
+ * operation: every parent asking the same field with the same arguments shares one loader, and a
+ * batch of more than one application is refused (BAD_USER_INPUT) instead of costing a round of
+ * queries per application. The role is checked first, so a member still gets FORBIDDEN.
+ */
+function singleApplicationLoaders({ actor }: LoaderDeps) {
+  const byField = new Map<string, DataLoader<string, unknown>>();
+  return <T>(field: string, args: unknown, read: (applicationId: string) => Promise<T>): DataLoader<string, T> => {
+    const key = JSON.stringify([field, args]);
+    let loader = byField.get(key);
+    if (!loader) {
+      loader = new DataLoader<string, unknown>(async (ids) => {
+        assertCanRead(actor);
+        if (ids.length > 1) {
+          const refusal = badRequest(`${field} is offered on one application per operation (${ids.length} asked): ask it on resourceServer(id)`);
+          return ids.map(() => refusal);
+        }
+        return [await read(ids[0]!)];
+      });
+      byField.set(key, loader);
+    }
+    return loader as DataLoader<string, T>;
+  };
+}
+
+/** `applicationEffectiveAccess(userId).load(applicationId)`: one user's effective access, every application of the operation at once. */
+function applicationEffectiveAccessLoaders({ reads, actor, services }: LoaderDeps) {
+  const byUser = new Map<string, DataLoader<string, ApplicationEffectiveAccess | null>>();
+  const ports = { resolver: services.rbac.resolver, policy: (id: string) => services.lifecycle.policies.get(id) };
+  return (userId: string) => {
+    let loader = byUser.get(userId);
+    if (!loader) {
+      loader = new DataLoader((applicationIds) => effectiveAccessOnApplications(reads, ports, actor, userId, applicationIds));
+      byUser.set(userId, loader);
+    }
+    return loader;
+  };
+}
+
 export function createLoaders(deps: LoaderDeps) {
   const { actor, reads, services } = deps;
   return {
@@ -95,16 +140,19 @@ export function createLoaders(deps: LoaderDeps) {
     manifests: manifestsLoader(deps),
     /** `roleBindings(subjectType, page).load(subjectId)`: one page of a user's or a group's own bindings. */
     roleBindings: roleBindingsLoaders(deps),
-    /** Every binding affecting each user now, through the same service as GET .../effective-access. */
     /** Access posture per application (tools, drift, clients, users with access, ...): the same batched queries as GET .../posture-summary. */
     posture: new DataLoader<string, PostureStats>(async (ids) => {
       const byId = await services.accessViews.readModels.postureFor(actor, ids);
       return ids.map((id) => byId.get(id)!);
     }),
+    /** Every binding affecting each user now, through the same service as GET .../effective-access. */
     effectiveAccess: new DataLoader<string, EffectiveAccessItem[]>(async (userIds) => {
       const byUser = await services.rbac.effectiveAccess.forUsers(actor, userIds);
       return userIds.map((id) => byUser.get(id) ?? []);
     }),
+    applicationEffectiveAccess: applicationEffectiveAccessLoaders(deps),
+    /** `singleApplication(field, args, read).load(applicationId)`: a per-application access view, one application per operation. */
+    singleApplication: singleApplicationLoaders(deps),
   };
 }
 

@@ -25,6 +25,8 @@ import "./types/role-binding";
 import "./types/audit-event";
 // Access explained: posture, simulations, recent failures (docs/access-explained.md).
 import "./types/access-views";
+import "./types/application-access";
+import "./types/access-changes";
 // Enterprise-managed agents: access requests and agent connections (docs/enterprise-agents.md).
 import "./types/access-request";
 import "./types/identity-provider";

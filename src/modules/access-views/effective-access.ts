@@ -4,9 +4,9 @@
 // tools from the compiled runtime policy (what the SDK enforces); the database is read for names.
 import type { Db } from "../../storage";
 import { type Actor, assertCanRead } from "../../shared/actor";
-import { notFound } from "../../shared/errors";
 import { findApplication } from "./application";
-import { userBindings, type SimulationPorts } from "./simulation";
+import { effectiveAccessOnApplications } from "./effective-access-many";
+import type { SimulationPorts } from "./simulation";
 
 export interface EffectiveAccessPath {
   via: string;
@@ -45,60 +45,11 @@ export class ApplicationEffectiveAccessService {
     private readonly ports: Pick<SimulationPorts, "resolver" | "policy">,
   ) {}
 
+  /** One application's answer: the many-applications reader (effective-access-many.ts) with a list of one, so the two cannot differ. */
   async forUser(actor: Actor, applicationId: string, userId: string): Promise<ApplicationEffectiveAccess> {
     assertCanRead(actor);
-    const tenantId = actor.tenantId;
-    const app = await findApplication(this.db, tenantId, applicationId);
-    const user = await this.db.user.findFirst({ where: { id: userId, tenantId }, select: { id: true, email: true } });
-    if (!user) throw notFound("user");
-    const subject = { type: "user" as const, id: user.id };
-    const { resolver } = this.ports;
-    const [membership, endUser, held, effective, policy, bindings, tools, federated] = await Promise.all([
-      this.db.membership.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
-      this.db.endUserState.findUnique({ where: { tenantId_userId: { tenantId, userId } }, select: { status: true } }),
-      resolver.userScopes(tenantId, app.id, userId),
-      resolver.effectiveBindings({ tenantId, resourceServerId: app.id, subject }),
-      this.ports.policy(app.id),
-      userBindings(this.db, tenantId, app.id, userId),
-      this.db.tool.findMany({ where: { resourceServerId: app.id, tenantId }, select: { id: true, name: true }, orderBy: { name: "asc" } }),
-      this.db.federatedIdentity.findFirst({
-        where: { tenantId, userId },
-        orderBy: [{ lastSignInAt: "desc" }, { id: "asc" }],
-        select: { lastSignInAt: true, provider: { select: { name: true } } },
-      }),
-    ]);
-    const matrix = policy?.document.policy_complete ? policy.document.scope_matrix : {};
-    const heldSet = new Set(held ?? []);
-    const toolsOfScope = new Map<string, string[]>();
-    for (const [tool, scopes] of Object.entries(matrix)) for (const s of scopes) toolsOfScope.set(s, [...(toolsOfScope.get(s) ?? []), tool]);
-    const counts = new Set(effective.map((b) => b.id));
-    const paths: EffectiveAccessPath[] = bindings
-      .filter((b) => counts.has(b.binding_id))
-      .map((b) => ({
-        via: b.via,
-        binding_id: b.binding_id,
-        role_id: b.role_id,
-        role_name: b.role_name,
-        scope_type: b.scope_type,
-        scope_id: b.scope_id,
-        expires_at: b.expires_at,
-        scopes: b.scopes.filter((s) => heldSet.has(s)).map((s) => ({ scope: s, tools: (toolsOfScope.get(s) ?? []).sort() })),
-      }));
-    const callable = tools.filter((t) => Object.hasOwn(matrix, t.name) && held !== null && (matrix[t.name]!.length === 0 || matrix[t.name]!.some((s) => heldSet.has(s))));
-    return {
-      application_id: app.id,
-      application_state: app.state,
-      user_id: user.id,
-      user_email: user.email,
-      identity_provider: federated?.provider.name ?? null,
-      last_sign_in_at: federated?.lastSignInAt.toISOString() ?? null,
-      active: held !== null,
-      membership_status: membership?.status ?? null,
-      end_user_status: endUser?.status ?? "active",
-      scopes: [...heldSet].sort(),
-      tools: callable.map((t) => ({ tool_id: t.id, name: t.name, public: matrix[t.name]!.length === 0, scopes: matrix[t.name]! })),
-      paths,
-      expired_bindings: bindings.filter((b) => !counts.has(b.binding_id)).map((b) => ({ binding_id: b.binding_id, role_name: b.role_name, via: b.via, expires_at: b.expires_at })),
-    };
+    const app = await findApplication(this.db, actor.tenantId, applicationId);
+    const [answer] = await effectiveAccessOnApplications(this.db, this.ports, actor, userId, [app.id]);
+    return answer!;
   }
 }

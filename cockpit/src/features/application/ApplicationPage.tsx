@@ -1,5 +1,5 @@
 // One application: what to do next (the setup checklist), scan, the tool × scope matrix, access
-// policy and activation, drift events and the runtime's status, on one page in that order.
+// policy and activation, drift events, the runtime's status and evidence exports, on one page in that order.
 import { useParams } from "react-router";
 import { useGraph } from "../../app/data";
 import { Badge } from "../../components/DataTable";
@@ -9,6 +9,7 @@ import { ApplicationDocument } from "../../graphql/generated/graphql";
 import { badgesOf, STATE_LABEL, stateTone } from "../applications/badges";
 import { ActivationPanel } from "./ActivationPanel";
 import { DriftPanel } from "./DriftPanel";
+import { EvidencePanel } from "./EvidencePanel";
 import { RuntimePanel } from "./RuntimePanel";
 import { ScanPanel } from "./ScanPanel";
 import { ScopeMatrixPanel } from "./ScopeMatrixPanel";
@@ -50,6 +51,7 @@ export function ApplicationPage() {
       <ActivationPanel rs={rs} roles={q.data.roles} />
       <DriftPanel rs={rs} />
       <RuntimePanel rs={rs} />
+      <EvidencePanel rs={rs} />
     </>
   );
 }
