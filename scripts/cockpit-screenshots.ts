@@ -11,6 +11,7 @@ import { chromium, type Page } from "playwright-core";
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startToolgate, type Harness } from "../test/helpers/harness";
 import { CHROMIUM, CHROMIUM_ARGS } from "../test/helpers/chromium";
 import { startSampleServer } from "../examples/sample-mcp-server/server";
+import { seedIdentity, shootIdentity } from "./cockpit-screenshots-identity";
 import {
   ActivateApplicationDocument,
   AddGroupMemberDocument,
@@ -91,10 +92,11 @@ async function main() {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing (apt-get install chromium)`);
   mkdirSync(OUT, { recursive: true });
   const sample = await startSampleServer();
-  const h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1", TOOLGATE_WEBHOOK_ALLOW_PRIVATE: "1" } });
+  const h = await startToolgate({ env: { TOOLGATE_SCAN_ALLOW_PRIVATE: "1", TOOLGATE_WEBHOOK_ALLOW_PRIVATE: "1", TOOLGATE_METRICS_TOKEN: "screenshots-only-metrics-token-0123456789abcdef" } });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
-    const { userId } = await seed(h, sample.url);
+    const { rsId, userId } = await seed(h, sample.url);
+    const op = await seedIdentity(h, rsId);
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 }, deviceScaleFactor: 1, colorScheme: "light" })).newPage();
     await page.goto(`${h.url}/cockpit/`);
     await page.getByLabel("Email", { exact: true }).fill(ADMIN_EMAIL);
@@ -146,6 +148,9 @@ async function main() {
     await evidence.scrollIntoViewIfNeeded();
     await page.locator("#evidence").evaluate((e) => e.scrollIntoView({ block: "end" }));
     await shoot(page, "12-evidence", "Sample notes");
+    await nav("Settings");
+    await shootIdentity(browser, page, h, shoot);
+    await op.close();
   } finally {
     await browser.close();
     await h.close();

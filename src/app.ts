@@ -61,6 +61,8 @@ import { rolesRouter } from "./rest/roles";
 import { groupsRouter } from "./rest/groups";
 import { identityProvidersRouter } from "./rest/identity-providers";
 import { loginProxyRouter } from "./rest/login-proxy";
+import { adminSignInProvidersRouter } from "./rest/admin-sign-in-providers";
+import { metricsStatusRouter } from "./rest/metrics-status";
 import { roleBindingsRouter } from "./rest/role-bindings";
 import { effectiveAccessRouter } from "./rest/effective-access";
 import { authorizeRouter } from "./rest/authorize";
@@ -568,12 +570,14 @@ export function createHttpApp(services: Services): Express {
     mfaPolicyRouter(tenancy),
     accessViewsRouter(services.accessViews),
     identityProvidersRouter(services.identityProviders),
+    metricsStatusRouter(services.config.metricsToken),
   ];
   const { signin } = services;
   const unauthenticated = [
     healthRouter(db, services.changes),
     authRouter(signin.adminSignIn),
     loginProxyRouter(services.federation, cookies, logger),
+    adminSignInProvidersRouter(services.identityProviders),
     webauthnLoginRouter(signin.service, signin.adminSignIn, cookies, services.config.publicUrl, logger),
     // A person's own second factors, passkeys, sessions and consents: their admin JWT or their session cookie.
     selfServiceRouter({ adminAuth: services.adminAuth, sessions: signin.sessions, consents: signin.consents, totp: signin.totp, passkeys: signin.passkeys, cookies, publicUrl: services.config.publicUrl }),

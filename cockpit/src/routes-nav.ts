@@ -3,6 +3,7 @@
 export const navigation: { to: string; label: string; enrolOnly?: boolean }[] = [
   { to: "/applications", label: "Applications" },
   { to: "/clients", label: "Clients and connections" },
+  { to: "/access-requests", label: "Access requests" },
   { to: "/people", label: "People and access" },
   { to: "/explain", label: "Explain" },
   { to: "/audit", label: "Audit trail" },

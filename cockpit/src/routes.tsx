@@ -8,6 +8,7 @@ import { clientRoutes } from "./features/clients/routes";
 import { peopleRoutes } from "./features/people/routes";
 import { settingsRoutes } from "./features/settings/routes";
 import { auditRoutes } from "./features/audit/routes";
+import { accessRequestRoutes } from "./features/access-requests/routes";
 import { explainRoutes } from "./features/explain/routes";
 import { NotFound } from "./components/NotFound";
 
@@ -15,6 +16,6 @@ export const routes: RouteObject[] = [
   ...signInRoutes,
   {
     element: <RequireSession />,
-    children: [{ index: true, element: <Navigate to="/applications" replace /> }, ...applicationRoutes, ...clientRoutes, ...peopleRoutes, ...auditRoutes, ...explainRoutes, ...settingsRoutes, { path: "*", element: <NotFound /> }],
+    children: [{ index: true, element: <Navigate to="/applications" replace /> }, ...applicationRoutes, ...clientRoutes, ...accessRequestRoutes, ...peopleRoutes, ...auditRoutes, ...explainRoutes, ...settingsRoutes, { path: "*", element: <NotFound /> }],
   },
 ];

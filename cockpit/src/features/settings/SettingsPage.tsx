@@ -1,14 +1,14 @@
 // Settings: the signed-in admin's own second factors (authenticator app with its QR code and
 // recovery codes, passkeys) and the workspace's rule that owners and admins need one
-// (docs/operations.md "Second factors"); webhooks on their own tab (?tab=webhooks). Identity
-// providers and trusts join as tabs.
+// (docs/operations.md "Second factors"); webhooks, identity providers, trusts and the metrics
+// status on their own tabs (?tab=webhooks, idp, trusts, metrics).
 import { useState } from "react";
 import { useSearchParams } from "react-router";
 import { messageOf } from "../../api/errors";
 import { passkeyRegistration } from "../../api/webauthn";
 import { rest } from "../../api/rest";
 import { useRest, useRestMutation } from "../../app/data";
-import { useSession, useSignedIn } from "../../app/session";
+import { canWrite, useSession, useSignedIn } from "../../app/session";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { DataTable, When } from "../../components/DataTable";
 import { ErrorAlert, Loading, Notice } from "../../components/ErrorAlert";
@@ -16,6 +16,9 @@ import { usePageTitle } from "../../components/Page";
 import { CopyButton } from "../../components/SecretOnce";
 import { CheckboxField, TextField } from "../../components/TextField";
 import { WebhooksTab } from "./WebhooksTab";
+import { IdentityProvidersTab } from "./IdentityProvidersTab";
+import { TrustsTab } from "./TrustsTab";
+import { MetricsTab } from "./MetricsTab";
 
 interface MfaStatus {
   totp: { enrolled: boolean; confirmed_at: string | null; recovery_codes_left: number };
@@ -31,13 +34,16 @@ const KEY = "settings";
 const TABS = [
   { id: "mfa", label: "Second factors" },
   { id: "webhooks", label: "Webhooks" },
+  { id: "idp", label: "Identity providers" },
+  { id: "trusts", label: "Trusts" },
+  { id: "metrics", label: "Metrics", writersOnly: true },
 ] as const;
 
 export function SettingsPage() {
   usePageTitle("Settings");
   const s = useSignedIn();
   const [params, setParams] = useSearchParams();
-  const tabs = s.enrolOnly ? TABS.filter((t) => t.id === "mfa") : TABS;
+  const tabs = s.enrolOnly ? TABS.filter((t) => t.id === "mfa") : TABS.filter((t) => !("writersOnly" in t) || canWrite(s));
   const tab = tabs.find((t) => t.id === params.get("tab"))?.id ?? "mfa";
   return (
     <>
@@ -66,6 +72,12 @@ export function SettingsPage() {
       )}
       {tab === "webhooks" ? (
         <WebhooksTab />
+      ) : tab === "idp" ? (
+        <IdentityProvidersTab />
+      ) : tab === "trusts" ? (
+        <TrustsTab />
+      ) : tab === "metrics" ? (
+        <MetricsTab />
       ) : (
         <>
           <Authenticator />
