@@ -8,7 +8,13 @@ import { startToolgate, type Harness } from "./helpers/harness";
 import { gql } from "./graphql/client";
 import {
   AddGroupMemberDocument,
+  AddToolDocument,
+  ApplicationDocument,
   ApplicationsDocument,
+  CreateScopeDocument,
+  SetToolScopesDocument,
+  UserAccessDocument,
+  WhoCanCallDocument,
   AuditEventsDocument,
   ClientsDocument,
   ExplainChoicesDocument,
@@ -49,12 +55,26 @@ const SCREENS = {
   // The Explain form's choices: every application and every member.
   Explain: { document: ExplainChoicesDocument, variables: {}, rows: (d: any) => d.resourceServers.length + d.memberships.length },
   "Audit trail": { document: AuditEventsDocument, variables: { first: 26, filter: {} }, rows: (d: any) => d.auditEvents.length },
+  // One application (the last one registered), with its tools, scopes and mappings.
+  "One application": {
+    document: ApplicationDocument,
+    variables: () => ({ id: last.server }),
+    rows: (d: any) => d.resourceServer.tools.length + d.resourceServer.scopes.length + d.resourceServer.tools.flatMap((t: any) => t.scopes).length,
+  },
+  // A person's effective access (the first user created), and who can call the last application's tools.
+  "User access": {
+    document: UserAccessDocument,
+    variables: () => ({ id: last.user }),
+    rows: (d: any) => d.user.effectiveAccess.length + d.user.groups.length + d.roles.length + d.resourceServers.flatMap((r: any) => r.scopes).length,
+  },
+  "Who can call": { document: WhoCanCallDocument, variables: () => ({ rs: last.server }), rows: (d: any) => JSON.stringify(d).length },
 } as const;
 type Screen = keyof typeof SCREENS;
 
 /** Statements run answering one screen's document (read twice: the second, with caches as warm as a user's). */
 async function cost(screen: Screen) {
-  const { document, variables, rows } = SCREENS[screen];
+  const { document, variables: vars, rows } = SCREENS[screen];
+  const variables = typeof vars === "function" ? vars() : vars;
   await send(document, variables);
   statements.length = 0;
   const data = await send(document, variables);
@@ -62,6 +82,8 @@ async function cost(screen: Screen) {
 }
 
 let n = 0;
+/** The application and the user the one-row screens show. */
+const last = { server: "", user: "" };
 async function grow(servers: number, clientsEach: number, roles: number, groups: number, users: number) {
   const userIds: string[] = [];
   for (let u = 0; u < users; u++) {
@@ -77,9 +99,18 @@ async function grow(servers: number, clientsEach: number, roles: number, groups:
       await send(PreRegisterClientDocument, { rs: lastServer, input: { clientName: `client ${++n}`, redirectUris: [], allowedScopes: ["a:read"] } });
     }
   }
+  if (!last.server) last.server = lastServer;
+  if (!last.user) last.user = userIds[0]!;
+  // The shown application grows too: a tool per role, each mapped to a new scope and to a:read.
+  for (let t = 0; t < roles; t++) {
+    const scope = `s${++n}:use`;
+    await send(CreateScopeDocument, { id: last.server, input: { scopeId: scope, name: scope } });
+    await send(AddToolDocument, { id: last.server, input: { name: `tool_${n}` } });
+    await send(SetToolScopesDocument, { id: last.server, mappings: [{ toolName: `tool_${n}`, scopeIds: [scope, "a:read"] }] });
+  }
   const roleIds: string[] = [];
   for (let r = 0; r < roles; r++) {
-    const created = await send<any>(CreateRoleDocument, { input: { name: `Role ${++n}`, grants: [{ resourceServerId: lastServer, scopeIds: ["a:read"] }] } });
+    const created = await send<any>(CreateRoleDocument, { input: { name: `Role ${++n}`, grants: [{ resourceServerId: last.server || lastServer, scopeIds: ["a:read"] }] } });
     roleIds.push(created.createRole.id);
   }
   for (let g = 0; g < groups; g++) {
