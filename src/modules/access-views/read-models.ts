@@ -65,28 +65,30 @@ function grantChain(tenantId: string, now: Date, join: Sql = empty): Sql {
 
 /**
  * The users the workspace's bindings reach through the grants that `grants` selects (a condition on
- * `rg`), who may hold anything now (the resolver's isActive): one row per (grant, binding, user),
- * columns rs (server), sk (scope key), bid (binding), uid (user). The walk starts at the grants
- * (RoleGrant by server, then bindings by role, then group members by group, then the membership),
- * one branch for direct bindings and one for group bindings, so a page of applications or tools
- * reads only the bindings of its roles. CROSS JOIN fixes that order on SQLite, which has no
- * statistics unless ANALYZE ran and otherwise starts from the workspace's every binding or member
+ * `rg`), who may hold anything now (the resolver's isActive): one row per (server, role, binding,
+ * user) with columns rs (server), "roleId" and uid (user); join RoleGrant on (rs, "roleId") for the
+ * scopes. The walk starts at the grants' distinct (server, role) pairs, then the bindings of those
+ * roles, then group members by group, then the membership: one branch for direct bindings and one
+ * for group bindings, so a page of applications or tools reads only the bindings of its roles, and
+ * each binding's users are tested once per server, not once per scope. CROSS JOIN fixes that
+ * order on SQLite, which has no statistics unless ANALYZE ran and otherwise starts from the
+ * workspace's every binding or member
  * (https://sqlite.org/optoverview.html#manual_control_of_query_plans_using_cross_join);
  * PostgreSQL plans a CROSS JOIN with WHERE terms like any inner join. The group member's workspace
  * is not tested: the group is the binding's (same workspace) and the membership row is tested.
  */
 function heldBy(tenantId: string, now: Date, grants: Sql): Sql {
-  const live = sql`b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
-      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+  const pairs = sql`(SELECT DISTINCT rg."resourceServerId" AS rs, rg."roleId" AS "roleId" FROM "RoleGrant" rg WHERE rg."tenantId" = ${tenantId} ${grants}) g`;
+  const live = sql`b."roleId" = g."roleId" AND b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = g.rs))`;
   return sql`FROM (
-      SELECT rg."resourceServerId" AS rs, rg."scopeKey" AS sk, b."id" AS bid, b."subjectId" AS uid
-      FROM "RoleGrant" rg CROSS JOIN "RoleBinding" b
-      WHERE rg."tenantId" = ${tenantId} ${grants} AND b."roleId" = rg."roleId" AND b."subjectType" = 'user' AND ${live}
+      SELECT g.rs, g."roleId", b."subjectId" AS uid
+      FROM ${pairs} CROSS JOIN "RoleBinding" b
+      WHERE b."subjectType" = 'user' AND ${live}
       UNION ALL
-      SELECT rg."resourceServerId" AS rs, rg."scopeKey" AS sk, b."id" AS bid, gm."userId" AS uid
-      FROM "RoleGrant" rg CROSS JOIN "RoleBinding" b CROSS JOIN "GroupMember" gm
-      WHERE rg."tenantId" = ${tenantId} ${grants} AND b."roleId" = rg."roleId" AND b."subjectType" = 'group' AND ${live}
-        AND gm."groupId" = b."subjectId"
+      SELECT g.rs, g."roleId", gm."userId" AS uid
+      FROM ${pairs} CROSS JOIN "RoleBinding" b CROSS JOIN "GroupMember" gm
+      WHERE b."subjectType" = 'group' AND ${live} AND gm."groupId" = b."subjectId"
     ) r
     CROSS JOIN "Membership" m
     LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
@@ -95,26 +97,39 @@ function heldBy(tenantId: string, now: Date, grants: Sql): Sql {
 }
 
 /**
+ * heldBy's users with the scopes of their grants that `grants` selects: columns h.uid and rg."scopeKey".
+ * DISTINCT keeps PostgreSQL from moving the join with the grants below the membership test (which
+ * would then run once per scope instead of once per user and role).
+ */
+function scopesHeldBy(tenantId: string, now: Date, grants: Sql): Sql {
+  return sql`FROM (SELECT DISTINCT r.rs, r."roleId", r.uid ${heldBy(tenantId, now, grants)}) h
+    JOIN "RoleGrant" rg ON rg."roleId" = h."roleId" AND rg."resourceServerId" = h.rs
+    WHERE rg."tenantId" = ${tenantId} ${grants}`;
+}
+
+/**
  * How many users hold anything on any application of the workspace now: the members who pass the
  * resolver's isActive and are reached by a binding (direct, or through a group) that counts now
- * with a role granting something. The reached users are one UNION ALL of the two kinds of binding,
- * which PostgreSQL hashes and SQLite turns into a temporary index, each probed once per active
- * membership in a covering index: no DISTINCT over every (grant, binding, user) of the workspace,
- * and no per-member subqueries (PostgreSQL runs an OR of two EXISTS as two subplans per row).
+ * with a role granting something. The reached users are one UNION (distinct) of the two kinds of
+ * binding, each then tested once against the membership: no DISTINCT over every (grant, binding,
+ * user) of the workspace, and no per-member subqueries (PostgreSQL runs an OR of two EXISTS as two
+ * subplans per member).
  */
 function usersWithAnyAccess(tenantId: string, now: Date): Sql {
   const live = sql`b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
       AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
-  return sql`SELECT COUNT(*) AS n FROM "Membership" m
-    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
-    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND (e."status" IS NULL OR e."status" <> 'suspended')
-      AND m."userId" IN (
-        SELECT b."subjectId" FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+  return sql`SELECT COUNT(*) AS n FROM (
+        SELECT b."subjectId" AS uid FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
           WHERE b."subjectType" = 'user' AND ${live}
-        UNION ALL
-        SELECT gm."userId" FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+        UNION
+        SELECT gm."userId" AS uid FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
           JOIN "GroupMember" gm ON gm."groupId" = b."subjectId"
-          WHERE b."subjectType" = 'group' AND ${live})`;
+          WHERE b."subjectType" = 'group' AND ${live}
+      ) u
+    CROSS JOIN "Membership" m
+    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
+    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND m."userId" = u.uid
+      AND (e."status" IS NULL OR e."status" <> 'suspended')`;
 }
 
 const inList = (column: Sql, ids: readonly string[]) => (ids.length ? sql`AND ${column} IN (${join([...ids])})` : sql`AND 1 = 0`);
@@ -254,11 +269,11 @@ export class AccessReadModels {
     // several scopes needs the distinct union of their holders, counted for those tools alone.
     const multi = tools.filter((t) => t.scopes.length > 1).map((t) => t.id);
     const [byScope, byTool, subjects, roleGrants, clients] = await Promise.all([
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT r.sk AS k, COUNT(DISTINCT r.uid) AS n ${heldBy(tenantId, now, pageGrants)} GROUP BY r.sk`,
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."scopeKey" AS k, COUNT(DISTINCT h.uid) AS n ${scopesHeldBy(tenantId, now, pageGrants)} GROUP BY rg."scopeKey"`,
       multi.length === 0
         ? Promise.resolve([])
         : this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT ts."toolId" AS k, COUNT(DISTINCT x.uid) AS n
-        FROM (SELECT DISTINCT r.sk, r.uid ${heldBy(tenantId, now, pageGrants)}) x ${toolScopes}
+        FROM (SELECT DISTINCT rg."scopeKey" AS sk, h.uid ${scopesHeldBy(tenantId, now, pageGrants)}) x ${toolScopes}
         WHERE 1 = 1 ${inList(col('ts."toolId"'), multi)} GROUP BY ts."toolId"`,
       // Groups and service accounts (users are counted above, through the resolver's rule).
       this.db.$queryRaw<{ k: string; t: string; n: bigint }[]>`SELECT ts."toolId" AS k, x.t, COUNT(DISTINCT x.sid) AS n
@@ -338,8 +353,8 @@ export class AccessReadModels {
       this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT s."key" AS k, COUNT(*) AS n FROM "ToolScope" ts JOIN "Scope" s ON s."id" = ts."scopeId"
         WHERE s."resourceServerId" = ${app.id} AND s."tenantId" = ${tenantId} ${inList(col('s."key"'), keys)} GROUP BY s."key"`,
       this.db.roleGrant.findMany({ where: { tenantId, resourceServerId: app.id, scopeKey: { in: keys } }, select: { scopeKey: true, role: { select: { id: true, name: true } } }, orderBy: [{ role: { name: "asc" } }] }),
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT r.sk AS k, COUNT(DISTINCT r.uid) AS n
-        ${heldBy(tenantId, now, sql`AND rg."resourceServerId" = ${app.id} ${inList(col('rg."scopeKey"'), keys)}`)} GROUP BY r.sk`,
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."scopeKey" AS k, COUNT(DISTINCT h.uid) AS n
+        ${scopesHeldBy(tenantId, now, sql`AND rg."resourceServerId" = ${app.id} ${inList(col('rg."scopeKey"'), keys)}`)} GROUP BY rg."scopeKey"`,
     ]);
     const out = new Map<string, { tools: { tool_id: string; name: string }[]; tools_count: number; roles: { role_id: string; role_name: string }[]; users_count: number }>();
     for (const k of keys) out.set(k, { tools: [], tools_count: 0, roles: [], users_count: 0 });
