@@ -16,7 +16,7 @@
 // each AGG_SAMPLES times (default 30) after 3 unmeasured, p50/p95/max. Target: p50 < 1000 ms.
 // - evidence export of the 10 000-row and the 100 000-row server: POST .../evidence-exports, then
 //   GET of its access.csv (streamed); the server's RSS is sampled every 10 ms through both, and its
-//   VmHWM (peak RSS) is reset before each (/proc/<pid>/clear_refs). Reported: rows, duration, RSS
+//   VmHWM (peak RSS) is reset before each (/proc/<pid>/clear_refs), after a forced full GC. Reported: rows, duration, RSS
 //   before, peak RSS, peak minus before. Target: the 100k export's growth over its RSS before is
 //   under 3× the 10k export's growth plus 50 MB (it would be about 10× if rows were held).
 //
@@ -31,7 +31,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { adminContext, type BenchContext } from "./scenario";
-import { ADMIN, bootstrap, cleanUp, freePort, median, onCleanup, pct, startServer, type Server } from "./scale";
+import { ADMIN, bootstrap, cleanUp, freePort, median, onCleanup, pct, rssAfterGc, startServer, type Server } from "./scale";
 import { seedPostgres, seedSqlite, type CatalogSpec, type SeedResult } from "./scale-seed";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -117,7 +117,10 @@ interface ExportFigures {
 
 /** One export and the download of its CSV, with the server's RSS sampled every 10 ms and its VmHWM reset first. */
 async function measureExport(ctx: BenchContext, server: Server, appId: string, expectRows: number): Promise<ExportFigures> {
-  // Writing "5" resets the peak RSS (VmHWM) of a process we own (Documentation/filesystems/proc.rst).
+  // A full GC first (through the inspector, as bench/scale.ts does), so "before" is what the process
+  // keeps, not the garbage of the previous step; then writing "5" resets the peak RSS (VmHWM) of a
+  // process we own (Linux Documentation/filesystems/proc.rst, clear_refs).
+  await rssAfterGc(server);
   writeFileSync(`/proc/${server.pid}/clear_refs`, "5");
   const before = statusKb(server.pid, "VmRSS");
   let sampled = before;

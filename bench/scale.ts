@@ -287,7 +287,7 @@ setTimeout(() => { console.error("inspector GC timed out"); process.exit(1); }, 
  * garbage the last slices left (it swings ±30% between two identical processes); this measures
  * what the process keeps.
  */
-async function rssAfterGc(server: Server): Promise<ReturnType<typeof memoryDetail>> {
+export async function rssAfterGc(server: Server): Promise<ReturnType<typeof memoryDetail>> {
   process.kill(server.pid, "SIGUSR1");
   let wsUrl: string | undefined;
   const deadline = Date.now() + 10_000;
