@@ -148,6 +148,10 @@ export class AccessReadModels {
     assertCanRead(actor);
     assertSameTenant(actor, workspaceId);
     const tenantId = actor.tenantId;
+    // The roll-up does not depend on the page: on PostgreSQL its queries run on other pool
+    // connections while the page's are answered (SQLite has one connection and runs them in turn).
+    const workspace = this.rollUp(tenantId);
+    workspace.catch(() => undefined); // awaited below; a failure of the page's queries must not leave it unhandled
     const rows = await this.db.resourceServer.findMany({
       where: APPLICATION_LIST.where({ tenantId, deletedAt: null }, page.cursor) as never,
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -164,7 +168,7 @@ export class AccessReadModels {
       badges: badges(a.state, a.scanGeneration),
       ...stats.get(a.id)!,
     }));
-    return { items, count: items.length, next_cursor, workspace: await this.rollUp(tenantId) };
+    return { items, count: items.length, next_cursor, workspace: await workspace };
   }
 
   /**
