@@ -26,7 +26,7 @@
 // "toolgate_aggregates_"). Writes bench/results/aggregates-<time>.json. Exits 1 when a target is missed.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -73,6 +73,8 @@ async function freshDatabase(kind: DbKind, dir: string): Promise<string> {
 
 interface Timing {
   what: string;
+  /** Server CPU (user + system) per request, ms: steadier than wall time on a shared machine. */
+  cpuMs: number;
   p50: number;
   p95: number;
   max: number;
@@ -89,13 +91,21 @@ async function getJson<T>(ctx: BenchContext, url: string, path: string): Promise
   return { ms, body: JSON.parse(text) as T };
 }
 
-async function timeGet(ctx: BenchContext, url: string, what: string, path: string, samples: number, check: (body: any) => void): Promise<Timing> {
-  for (let i = 0; i < 3; i++) check((await getJson(ctx, url, path)).body);
+/** utime + stime of the process, ms (/proc/<pid>/stat fields 14 and 15; USER_HZ 100). */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /, "").split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+async function timeGet(ctx: BenchContext, server: Server, what: string, path: string, samples: number, check: (body: any) => void): Promise<Timing> {
+  for (let i = 0; i < 3; i++) check((await getJson(ctx, server.url, path)).body);
   const ms: number[] = [];
-  for (let i = 0; i < samples; i++) ms.push((await getJson(ctx, url, path)).ms);
+  const cpu0 = cpuMs(server.pid);
+  for (let i = 0; i < samples; i++) ms.push((await getJson(ctx, server.url, path)).ms);
+  const cpu = (cpuMs(server.pid) - cpu0) / samples;
   const p50 = median(ms);
-  process.stdout.write(`    ${what}: p50 ${p50.toFixed(1)} ms, p95 ${pct(ms, 95).toFixed(1)} ms\n`);
-  return { what, p50, p95: pct(ms, 95), max: Math.max(...ms), samples: ms, pass: p50 < TARGET_P50_MS };
+  process.stdout.write(`    ${what}: p50 ${p50.toFixed(1)} ms, p95 ${pct(ms, 95).toFixed(1)} ms, server CPU ${cpu.toFixed(0)} ms/request\n`);
+  return { what, cpuMs: cpu, p50, p95: pct(ms, 95), max: Math.max(...ms), samples: ms, pass: p50 < TARGET_P50_MS };
 }
 
 function statusKb(pid: number, field: string): number {
@@ -198,20 +208,20 @@ async function runDatabase(kind: DbKind, n: number, samples: number): Promise<Db
     throw new Error(`posture summary: unexpected first page ${JSON.stringify({ count: first.body.count, workspace: first.body.workspace })}`);
   const timings: Timing[] = [];
   timings.push(
-    await timeGet(ctx, server.url, "posture summary, first page + roll-up", posturePath, samples, (b) => {
+    await timeGet(ctx, server, "posture summary, first page + roll-up", posturePath, samples, (b) => {
       if (b.workspace.users_with_access < n / 2) throw new Error(`posture roll-up: users_with_access ${b.workspace.users_with_access} for N=${n}`);
     }),
   );
-  timings.push(await timeGet(ctx, server.url, "posture summary, second page + roll-up", `${posturePath}?cursor=${encodeURIComponent(first.body.next_cursor!)}`, samples, (b) => {
+  timings.push(await timeGet(ctx, server, "posture summary, second page + roll-up", `${posturePath}?cursor=${encodeURIComponent(first.body.next_cursor!)}`, samples, (b) => {
     if (b.count !== 100) throw new Error(`posture summary page 2: ${b.count} items`);
   }));
   timings.push(
-    await timeGet(ctx, server.url, `tool exposure, big server (${CATALOG.bigTools} tools), first page`, `/svc/v1/applications/${big}/tool-exposure`, samples, (b) => {
+    await timeGet(ctx, server, `tool exposure, big server (${CATALOG.bigTools} tools), first page`, `/svc/v1/applications/${big}/tool-exposure`, samples, (b) => {
       if (b.count !== 100 || !b.items.some((t: { users: number }) => t.users > 1000)) throw new Error(`tool exposure: unexpected answer ${JSON.stringify(b.items.slice(0, 2))}`);
     }),
   );
   timings.push(
-    await timeGet(ctx, server.url, `tool exposure, ordinary server (${CATALOG.toolsPerServer} tools)`, `/svc/v1/applications/${ordinary}/tool-exposure`, samples, (b) => {
+    await timeGet(ctx, server, `tool exposure, ordinary server (${CATALOG.toolsPerServer} tools)`, `/svc/v1/applications/${ordinary}/tool-exposure`, samples, (b) => {
       if (b.count !== CATALOG.toolsPerServer) throw new Error(`tool exposure (ordinary): ${b.count} items`);
     }),
   );
@@ -234,8 +244,8 @@ async function runDatabase(kind: DbKind, n: number, samples: number): Promise<Db
 function printResult(r: DbResult, n: number): void {
   console.log(`\n${r.database}, N=${n}: ${r.seed.counts.RoleBinding} role bindings, ${r.seed.counts.Tool} tools`);
   const rows = [
-    ["view", "p50 ms", "p95 ms", "max ms", "target", "result"],
-    ...r.timings.map((t) => [t.what, t.p50.toFixed(1), t.p95.toFixed(1), t.max.toFixed(1), `p50 < ${TARGET_P50_MS}`, t.pass ? "pass" : "FAIL"]),
+    ["view", "p50 ms", "p95 ms", "max ms", "CPU ms/req", "target", "result"],
+    ...r.timings.map((t) => [t.what, t.p50.toFixed(1), t.p95.toFixed(1), t.max.toFixed(1), t.cpuMs.toFixed(0), `p50 < ${TARGET_P50_MS}`, t.pass ? "pass" : "FAIL"]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   for (const [k, row] of rows.entries()) {
@@ -258,6 +268,7 @@ export async function runAggregates(): Promise<void> {
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const started = new Date();
+  console.log(`load average before: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   console.log(`Toolgate aggregates bench: N=${n}, ${dbs.join(" + ")}, ${samples} samples, node ${process.version}, ${cpus().length}× ${cpus()[0]?.model ?? "cpu"}`);
   const results: DbResult[] = [];
   let failed = false;
@@ -274,6 +285,7 @@ export async function runAggregates(): Promise<void> {
     console.error(`\naggregates bench failed: ${e instanceof Error ? (e.stack ?? e.message) : e}`);
   }
   for (const r of results) printResult(r, n);
+  console.log(`\nload average after: ${loadavg().map((x) => x.toFixed(2)).join(" ")}`);
   const pass = !failed && results.every((r) => r.exportPass && r.timings.every((t) => t.pass));
   const out = join(ROOT, "bench/results");
   mkdirSync(out, { recursive: true });
