@@ -64,6 +64,19 @@ function grantChain(tenantId: string, now: Date, join: Sql = empty): Sql {
 }
 
 /**
+ * Bindings of the workspace that count now and expire within [now, soon], with the grants they
+ * reach: starts at the (tenantId, expiresAt) index range (CROSS JOIN keeps SQLite there), which
+ * holds the few bindings that expire at all. "Counts now and expires by soon" is "expiresAt in
+ * (now, soon]".
+ */
+function expiringChain(tenantId: string, now: Date, soon: Date): Sql {
+  return sql`FROM "RoleBinding" b CROSS JOIN "RoleGrant" rg
+    WHERE b."tenantId" = ${tenantId} AND b."expiresAt" > ${now} AND b."expiresAt" <= ${soon}
+      AND rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+}
+
+/**
  * The users the workspace's bindings reach through the grants that `grants` selects (a condition on
  * `rg`), who may hold anything now (the resolver's isActive): one row per (server, role, binding,
  * user) with columns rs (server), "roleId" and uid (user); join RoleGrant on (rs, "roleId") for the
@@ -197,8 +210,8 @@ export class AccessReadModels {
       this.db.connection.groupBy({ by: ["resourceServerId", "status"], where: { tenantId, resourceServerId: rsIn }, _count: { _all: true } }),
       this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT r.rs AS k, COUNT(DISTINCT r.uid) AS n ${heldBy(tenantId, now, inList(col('rg."resourceServerId"'), ids))}
         GROUP BY r.rs`,
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT b."id") AS n ${grantChain(tenantId, now)}
-        AND b."expiresAt" IS NOT NULL AND b."expiresAt" <= ${soon} ${inList(col('rg."resourceServerId"'), ids)} GROUP BY rg."resourceServerId"`,
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT b."id") AS n ${expiringChain(tenantId, now, soon)}
+        ${inList(col('rg."resourceServerId"'), ids)} GROUP BY rg."resourceServerId"`,
     ]);
     const out = new Map<string, ReturnType<typeof emptyStats>>();
     for (const id of ids) out.set(id, emptyStats());
@@ -225,17 +238,22 @@ export class AccessReadModels {
   private async rollUp(tenantId: string) {
     const now = this.clock.now();
     const soon = new Date(now.getTime() + 7 * DAY_MS);
-    const live = { tenantId, resourceServer: { deletedAt: null } };
-    const [states, tools, publicTools, mapped, drift, pending, users, expiring] = await Promise.all([
+    const [states, toolCounts, drift, pending, users, expiring] = await Promise.all([
       this.db.resourceServer.groupBy({ by: ["state"], where: { tenantId, deletedAt: null }, _count: { _all: true } }),
-      this.db.tool.count({ where: live }),
-      this.db.tool.count({ where: { ...live, isPublic: true } }),
-      this.db.tool.count({ where: { ...live, isPublic: false, scopes: { some: {} } } }),
+      // The live applications' tools in one pass: all, public, and mapped (not public, with a scope).
+      this.db.$queryRaw<{ total: bigint | null; pub: bigint | null; mapped: bigint | null }[]>`SELECT COUNT(*) AS total,
+          SUM(CASE WHEN t."isPublic" THEN 1 ELSE 0 END) AS pub,
+          SUM(CASE WHEN NOT t."isPublic" AND EXISTS (SELECT 1 FROM "ToolScope" ts WHERE ts."toolId" = t."id") THEN 1 ELSE 0 END) AS mapped
+        FROM "Tool" t JOIN "ResourceServer" rs ON rs."id" = t."resourceServerId" AND rs."deletedAt" IS NULL
+        WHERE t."tenantId" = ${tenantId}`,
       this.db.driftEvent.count({ where: { tenantId, dismissedAt: null, resourceServer: { deletedAt: null } } }),
       this.db.connection.count({ where: { tenantId, status: "pending" } }),
       this.db.$queryRaw<{ n: bigint }[]>(usersWithAnyAccess(tenantId, now)),
-      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT b."id") AS n ${grantChain(tenantId, now)} AND b."expiresAt" IS NOT NULL AND b."expiresAt" <= ${soon}`,
+      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT b."id") AS n ${expiringChain(tenantId, now, soon)}`,
     ]);
+    const tools = n(toolCounts[0]?.total);
+    const publicTools = n(toolCounts[0]?.pub);
+    const mapped = n(toolCounts[0]?.mapped);
     const byState = Object.fromEntries(states.map((s) => [s.state, s._count._all]));
     return {
       applications: states.reduce((a, s) => a + s._count._all, 0),
