@@ -15,6 +15,8 @@
 //   introspection secret hash, scope "files:read" with its Scope row), `roles` roles each granting
 //   files:read on one seeded server (RoleGrant), one RoleBinding per group, and users/10 m2m prereg
 //   clients (approved, dummy secret hashes).
+// - with `catalog` (bench/aggregates.ts): tools, a big server, its roles and bindings, two export
+//   servers (CatalogSpec below); RoleBinding then also writes expiresAt.
 // The first `probes` users are the ones the write loops of the benchmark touch; they are returned.
 import { randomBytes, randomUUID } from "node:crypto";
 import Database from "libsql";
