@@ -430,11 +430,14 @@ function printOverheads(scenarios: Scenario[], jobs: { scenario: number; peerOf?
 }
 
 // `npm run bench -- scale [options]`: the scale benchmark (bench/scale.ts); `npm run bench --
+// aggregates`: the aggregate views and evidence exports at scale (bench/aggregates.ts); `npm run bench --
 // latency`: single-request answer times (bench/latency.ts); `npm run bench -- compare --with <dir>`:
 // this checkout against another in one run (bench/compare.ts); anything else as above.
 const run =
   process.argv[2] === "scale"
     ? import("./scale").then((m) => m.runScale(process.argv.slice(3)))
+    : process.argv[2] === "aggregates"
+      ? import("./aggregates").then((m) => m.runAggregates())
     : process.argv[2] === "latency"
       ? import("./latency").then((m) => m.runLatency())
       : process.argv[2] === "compare"

@@ -47,7 +47,7 @@ import { seedPostgres, seedSqlite, type SeedResult } from "./scale-seed";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
-const ADMIN = { email: "scale-owner@example.test", password: "scale bench password, not a secret" };
+export const ADMIN = { email: "scale-owner@example.test", password: "scale bench password, not a secret" };
 const WARM_WRITES = 20;
 const SERVERS = 1000;
 const ROLES = 100;
@@ -105,10 +105,10 @@ function options(argv: string[]): Options {
 
 /** Everything to undo, newest first; run by the finally blocks and by SIGINT/SIGTERM. */
 const cleanups: (() => Promise<void> | void)[] = [];
-function onCleanup(f: () => Promise<void> | void): void {
+export function onCleanup(f: () => Promise<void> | void): void {
   cleanups.push(f);
 }
-async function cleanUp(): Promise<void> {
+export async function cleanUp(): Promise<void> {
   while (cleanups.length > 0) {
     const f = cleanups.pop()!;
     try {
@@ -121,7 +121,7 @@ async function cleanUp(): Promise<void> {
 
 // ---------------------------------------------------------------------------- processes
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createNetServer();
     srv.once("error", reject);
@@ -133,7 +133,7 @@ async function freePort(): Promise<number> {
 }
 
 /** `toolgate bootstrap` (migrates, then creates the workspace and its owner); returns its ids. */
-async function bootstrap(env: NodeJS.ProcessEnv): Promise<{ workspace_id: string; user_id: string }> {
+export async function bootstrap(env: NodeJS.ProcessEnv): Promise<{ workspace_id: string; user_id: string }> {
   return new Promise((resolveIds, reject) => {
     execFile(
       process.execPath,
@@ -151,7 +151,7 @@ async function bootstrap(env: NodeJS.ProcessEnv): Promise<{ workspace_id: string
   });
 }
 
-interface Server {
+export interface Server {
   url: string;
   /** Where the server's inspector listens once SIGUSR1 opens it (only to force a GC before reading RSS). */
   inspectPort: number;
@@ -166,7 +166,7 @@ interface Server {
  * Starts `node tsx/dist/cli.mjs src/main.ts` in its own process group and waits until /readyz
  * answers 200; start-up is measured from spawn to that answer.
  */
-async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Server> {
+export async function startServer(env: NodeJS.ProcessEnv, port: number): Promise<Server> {
   // --inspect-port opens nothing by itself: it names the port a SIGUSR1 would open the inspector on.
   const inspectPort = await freePort();
   const nodeOptions = `${env.NODE_OPTIONS ?? ""} --inspect-port=127.0.0.1:${inspectPort}`.trim();
@@ -230,7 +230,7 @@ function programPid(cliPid: number): number {
   }
 }
 
-function rssMb(pid: number): number | undefined {
+export function rssMb(pid: number): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
     return m ? Number(m[1]) / 1024 : undefined;
@@ -287,7 +287,7 @@ setTimeout(() => { console.error("inspector GC timed out"); process.exit(1); }, 
  * garbage the last slices left (it swings ±30% between two identical processes); this measures
  * what the process keeps.
  */
-async function rssAfterGc(server: Server): Promise<ReturnType<typeof memoryDetail>> {
+export async function rssAfterGc(server: Server): Promise<ReturnType<typeof memoryDetail>> {
   process.kill(server.pid, "SIGUSR1");
   let wsUrl: string | undefined;
   const deadline = Date.now() + 10_000;
@@ -320,7 +320,7 @@ function cpuUs(pid: number): number | undefined {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---------------------------------------------------------------------------- one installation
 
@@ -486,12 +486,12 @@ async function checkSeed(inst: Installation): Promise<void> {
 
 // ---------------------------------------------------------------------------- measurements
 
-const pct = (xs: number[], p: number): number => {
+export const pct = (xs: number[], p: number): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
 };
-const median = (xs: number[]): number => {
+export const median = (xs: number[]): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);

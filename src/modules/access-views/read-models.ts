@@ -63,18 +63,85 @@ function grantChain(tenantId: string, now: Date, join: Sql = empty): Sql {
       AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
 }
 
-/** The same chain continued to the users it reaches who may hold anything now (the resolver's isActive). */
-function userChain(tenantId: string, now: Date, join: Sql = empty): Sql {
-  return sql`FROM "RoleBinding" b
-    JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
-    ${join}
-    LEFT JOIN "GroupMember" gm ON b."subjectType" = 'group' AND gm."groupId" = b."subjectId" AND gm."tenantId" = b."tenantId"
-    JOIN "Membership" m ON m."tenantId" = b."tenantId" AND m."status" = 'active'
-      AND m."userId" = (CASE WHEN b."subjectType" = 'group' THEN gm."userId" ELSE b."subjectId" END)
+/**
+ * Bindings of the workspace that count now and expire within [now, soon], with the grants they
+ * reach: starts at the (tenantId, expiresAt) index range (CROSS JOIN keeps SQLite there), which
+ * holds the few bindings that expire at all. "Counts now and expires by soon" is "expiresAt in
+ * (now, soon]".
+ */
+function expiringChain(tenantId: string, now: Date, soon: Date): Sql {
+  return sql`FROM "RoleBinding" b CROSS JOIN "RoleGrant" rg
+    WHERE b."tenantId" = ${tenantId} AND b."expiresAt" > ${now} AND b."expiresAt" <= ${soon}
+      AND rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+}
+
+/**
+ * The users the workspace's bindings reach through the grants that `grants` selects (a condition on
+ * `rg`), who may hold anything now (the resolver's isActive): one row per (server, role, binding,
+ * user) with columns rs (server), "roleId" and uid (user); join RoleGrant on (rs, "roleId") for the
+ * scopes. The walk starts at the grants' distinct (server, role) pairs, then the bindings of those
+ * roles, then group members by group, then the membership: one branch for direct bindings and one
+ * for group bindings, so a page of applications or tools reads only the bindings of its roles, and
+ * each binding's users are tested once per server, not once per scope. CROSS JOIN fixes that
+ * order on SQLite, which has no statistics unless ANALYZE ran and otherwise starts from the
+ * workspace's every binding or member
+ * (https://sqlite.org/optoverview.html#manual_control_of_query_plans_using_cross_join);
+ * PostgreSQL plans a CROSS JOIN with WHERE terms like any inner join. The group member's workspace
+ * is not tested: the group is the binding's (same workspace) and the membership row is tested.
+ */
+function heldBy(tenantId: string, now: Date, grants: Sql): Sql {
+  const pairs = sql`(SELECT DISTINCT rg."resourceServerId" AS rs, rg."roleId" AS "roleId" FROM "RoleGrant" rg WHERE rg."tenantId" = ${tenantId} ${grants}) g`;
+  const live = sql`b."roleId" = g."roleId" AND b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = g.rs))`;
+  return sql`FROM (
+      SELECT g.rs, g."roleId", b."subjectId" AS uid
+      FROM ${pairs} CROSS JOIN "RoleBinding" b
+      WHERE b."subjectType" = 'user' AND ${live}
+      UNION ALL
+      SELECT g.rs, g."roleId", gm."userId" AS uid
+      FROM ${pairs} CROSS JOIN "RoleBinding" b CROSS JOIN "GroupMember" gm
+      WHERE b."subjectType" = 'group' AND ${live} AND gm."groupId" = b."subjectId"
+    ) r
+    CROSS JOIN "Membership" m
     LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
-    WHERE b."tenantId" = ${tenantId} AND b."subjectType" IN ('user', 'group')
-      AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
-      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))
+    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND m."userId" = r.uid
+      AND (e."status" IS NULL OR e."status" <> 'suspended')`;
+}
+
+/**
+ * heldBy's users with the scopes of their grants that `grants` selects: columns h.uid and rg."scopeKey".
+ * DISTINCT keeps PostgreSQL from moving the join with the grants below the membership test (which
+ * would then run once per scope instead of once per user and role).
+ */
+function scopesHeldBy(tenantId: string, now: Date, grants: Sql): Sql {
+  return sql`FROM (SELECT DISTINCT r.rs, r."roleId", r.uid ${heldBy(tenantId, now, grants)}) h
+    JOIN "RoleGrant" rg ON rg."roleId" = h."roleId" AND rg."resourceServerId" = h.rs
+    WHERE rg."tenantId" = ${tenantId} ${grants}`;
+}
+
+/**
+ * How many users hold anything on any application of the workspace now: the members who pass the
+ * resolver's isActive and are reached by a binding (direct, or through a group) that counts now
+ * with a role granting something. The reached users are one UNION (distinct) of the two kinds of
+ * binding, each then tested once against the membership: no DISTINCT over every (grant, binding,
+ * user) of the workspace, and no per-member subqueries (PostgreSQL runs an OR of two EXISTS as two
+ * subplans per member).
+ */
+function usersWithAnyAccess(tenantId: string, now: Date): Sql {
+  const live = sql`b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
+      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+  return sql`SELECT COUNT(*) AS n FROM (
+        SELECT b."subjectId" AS uid FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+          WHERE b."subjectType" = 'user' AND ${live}
+        UNION
+        SELECT gm."userId" AS uid FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
+          JOIN "GroupMember" gm ON gm."groupId" = b."subjectId"
+          WHERE b."subjectType" = 'group' AND ${live}
+      ) u
+    CROSS JOIN "Membership" m
+    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
+    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND m."userId" = u.uid
       AND (e."status" IS NULL OR e."status" <> 'suspended')`;
 }
 
@@ -94,6 +161,10 @@ export class AccessReadModels {
     assertCanRead(actor);
     assertSameTenant(actor, workspaceId);
     const tenantId = actor.tenantId;
+    // The roll-up does not depend on the page: on PostgreSQL its queries run on other pool
+    // connections while the page's are answered (SQLite has one connection and runs them in turn).
+    const workspace = this.rollUp(tenantId);
+    workspace.catch(() => undefined); // awaited below; a failure of the page's queries must not leave it unhandled
     const rows = await this.db.resourceServer.findMany({
       where: APPLICATION_LIST.where({ tenantId, deletedAt: null }, page.cursor) as never,
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -110,7 +181,7 @@ export class AccessReadModels {
       badges: badges(a.state, a.scanGeneration),
       ...stats.get(a.id)!,
     }));
-    return { items, count: items.length, next_cursor, workspace: await this.rollUp(tenantId) };
+    return { items, count: items.length, next_cursor, workspace: await workspace };
   }
 
   /**
@@ -137,10 +208,10 @@ export class AccessReadModels {
       this.db.driftEvent.groupBy({ by: ["rsId"], where: { tenantId, rsId: rsIn, dismissedAt: null }, _count: { _all: true } }),
       this.db.client.groupBy({ by: ["resourceServerId", "status"], where: { tenantId, resourceServerId: rsIn }, _count: { _all: true } }),
       this.db.connection.groupBy({ by: ["resourceServerId", "status"], where: { tenantId, resourceServerId: rsIn }, _count: { _all: true } }),
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now)}
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT r.rs AS k, COUNT(DISTINCT r.uid) AS n ${heldBy(tenantId, now, inList(col('rg."resourceServerId"'), ids))}
+        GROUP BY r.rs`,
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT b."id") AS n ${expiringChain(tenantId, now, soon)}
         ${inList(col('rg."resourceServerId"'), ids)} GROUP BY rg."resourceServerId"`,
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."resourceServerId" AS k, COUNT(DISTINCT b."id") AS n ${grantChain(tenantId, now)}
-        AND b."expiresAt" IS NOT NULL AND b."expiresAt" <= ${soon} ${inList(col('rg."resourceServerId"'), ids)} GROUP BY rg."resourceServerId"`,
     ]);
     const out = new Map<string, ReturnType<typeof emptyStats>>();
     for (const id of ids) out.set(id, emptyStats());
@@ -167,17 +238,22 @@ export class AccessReadModels {
   private async rollUp(tenantId: string) {
     const now = this.clock.now();
     const soon = new Date(now.getTime() + 7 * DAY_MS);
-    const live = { tenantId, resourceServer: { deletedAt: null } };
-    const [states, tools, publicTools, mapped, drift, pending, users, expiring] = await Promise.all([
+    const [states, toolCounts, drift, pending, users, expiring] = await Promise.all([
       this.db.resourceServer.groupBy({ by: ["state"], where: { tenantId, deletedAt: null }, _count: { _all: true } }),
-      this.db.tool.count({ where: live }),
-      this.db.tool.count({ where: { ...live, isPublic: true } }),
-      this.db.tool.count({ where: { ...live, isPublic: false, scopes: { some: {} } } }),
+      // The live applications' tools in one pass: all, public, and mapped (not public, with a scope).
+      this.db.$queryRaw<{ total: bigint | null; pub: bigint | null; mapped: bigint | null }[]>`SELECT COUNT(*) AS total,
+          SUM(CASE WHEN t."isPublic" THEN 1 ELSE 0 END) AS pub,
+          SUM(CASE WHEN NOT t."isPublic" AND EXISTS (SELECT 1 FROM "ToolScope" ts WHERE ts."toolId" = t."id") THEN 1 ELSE 0 END) AS mapped
+        FROM "Tool" t JOIN "ResourceServer" rs ON rs."id" = t."resourceServerId" AND rs."deletedAt" IS NULL
+        WHERE t."tenantId" = ${tenantId}`,
       this.db.driftEvent.count({ where: { tenantId, dismissedAt: null, resourceServer: { deletedAt: null } } }),
       this.db.connection.count({ where: { tenantId, status: "pending" } }),
-      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now)}`,
-      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT b."id") AS n ${grantChain(tenantId, now)} AND b."expiresAt" IS NOT NULL AND b."expiresAt" <= ${soon}`,
+      this.db.$queryRaw<{ n: bigint }[]>(usersWithAnyAccess(tenantId, now)),
+      this.db.$queryRaw<{ n: bigint }[]>`SELECT COUNT(DISTINCT b."id") AS n ${expiringChain(tenantId, now, soon)}`,
     ]);
+    const tools = n(toolCounts[0]?.total);
+    const publicTools = n(toolCounts[0]?.pub);
+    const mapped = n(toolCounts[0]?.mapped);
     const byState = Object.fromEntries(states.map((s) => [s.state, s._count._all]));
     return {
       applications: states.reduce((a, s) => a + s._count._all, 0),
@@ -206,26 +282,41 @@ export class AccessReadModels {
     const { rows: tools, next_cursor } = TOOL_LIST.slice(rows, page.limit);
     const ids = tools.map((t) => t.id);
     const now = this.clock.now();
-    const toolScopes = sql`JOIN "Scope" s ON s."resourceServerId" = rg."resourceServerId" AND s."key" = rg."scopeKey"
+    // Only the grants of the scopes this page's tools are mapped to can reach them.
+    const keys = [...new Set(tools.flatMap((t) => t.scopes.map((s) => s.scope.key)))];
+    const pageGrants = sql`AND rg."resourceServerId" = ${app.id} ${inList(col('rg."scopeKey"'), keys)}`;
+    const toolScopes = sql`JOIN "Scope" s ON s."resourceServerId" = ${app.id} AND s."key" = x.sk
       JOIN "ToolScope" ts ON ts."scopeId" = s."id"`;
-    const [users, subjects, roleGrants, clients] = await Promise.all([
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT ts."toolId" AS k, COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now, toolScopes)}
-        AND rg."resourceServerId" = ${app.id} ${inList(col('ts."toolId"'), ids)} GROUP BY ts."toolId"`,
-      this.db.$queryRaw<{ k: string; t: string; n: bigint }[]>`SELECT ts."toolId" AS k, b."subjectType" AS t, COUNT(DISTINCT b."subjectId") AS n ${grantChain(tenantId, now, toolScopes)}
-        AND rg."resourceServerId" = ${app.id} ${inList(col('ts."toolId"'), ids)} GROUP BY ts."toolId", b."subjectType"`,
+    // A tool's users are its scopes' holders. Counted per scope (a few rows); only a tool mapped to
+    // several scopes needs the distinct union of their holders, counted for those tools alone.
+    const multi = tools.filter((t) => t.scopes.length > 1).map((t) => t.id);
+    const [byScope, byTool, subjects, roleGrants, clients] = await Promise.all([
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."scopeKey" AS k, COUNT(DISTINCT h.uid) AS n ${scopesHeldBy(tenantId, now, pageGrants)} GROUP BY rg."scopeKey"`,
+      multi.length === 0
+        ? Promise.resolve([])
+        : this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT ts."toolId" AS k, COUNT(DISTINCT x.uid) AS n
+        FROM (SELECT DISTINCT rg."scopeKey" AS sk, h.uid ${scopesHeldBy(tenantId, now, pageGrants)}) x ${toolScopes}
+        WHERE 1 = 1 ${inList(col('ts."toolId"'), multi)} GROUP BY ts."toolId"`,
+      // Groups and service accounts (users are counted above, through the resolver's rule).
+      this.db.$queryRaw<{ k: string; t: string; n: bigint }[]>`SELECT ts."toolId" AS k, x.t, COUNT(DISTINCT x.sid) AS n
+        FROM (SELECT DISTINCT rg."scopeKey" AS sk, b."subjectType" AS t, b."subjectId" AS sid ${grantChain(tenantId, now)} ${pageGrants}
+          AND b."subjectType" IN ('group', 'service_account')) x ${toolScopes}
+        WHERE 1 = 1 ${inList(col('ts."toolId"'), ids)} GROUP BY ts."toolId", x.t`,
       this.db.roleGrant.findMany({
-        where: { tenantId, resourceServerId: app.id, scopeKey: { in: [...new Set(tools.flatMap((t) => t.scopes.map((s) => s.scope.key)))] } },
+        where: { tenantId, resourceServerId: app.id, scopeKey: { in: keys } },
         select: { scopeKey: true, role: { select: { id: true, name: true } } },
         orderBy: [{ role: { name: "asc" } }, { roleId: "asc" }],
       }),
       this.appClients(tenantId, app.id),
     ]);
-    const userCount = new Map(users.map((u) => [u.k, n(u.n)]));
+    const scopeUsers = new Map(byScope.map((u) => [u.k, n(u.n)]));
+    const userCount = new Map(byTool.map((u) => [u.k, n(u.n)]));
+    for (const t of tools) if (t.scopes.length === 1) userCount.set(t.id, scopeUsers.get(t.scopes[0]!.scope.key) ?? 0);
     const subjectCount = new Map(subjects.map((s) => [`${s.k} ${s.t}`, n(s.n)]));
     const items = tools.map((t) => {
       const scopes = t.scopes.map((s) => s.scope.key).sort();
       const roles = uniqueBy(roleGrants.filter((g) => scopes.includes(g.scopeKey)).map((g) => ({ role_id: g.role.id, role_name: g.role.name })), (r) => r.role_id);
-      const byAllowed = clients.filter((c) => c.allowedScopes.some((s) => scopes.includes(s))).length;
+      const byAllowed = clients.reduce((sum, c) => (c.allowedScopes.some((s) => scopes.includes(s)) ? sum + c.count : sum), 0);
       return {
         tool_id: t.id,
         name: t.name,
@@ -242,14 +333,16 @@ export class AccessReadModels {
     return { application_id: app.id, application_state: app.state, items, count: items.length, next_cursor };
   }
 
-  /** The application's approved pre-registered clients (its own and the workspace-wide ones) with their allowed scopes. */
-  private async appClients(tenantId: string, rsId: string): Promise<{ id: string; allowedScopes: string[] }[]> {
-    const rows = await this.db.client.findMany({
-      where: { tenantId, status: "approved", OR: [{ resourceServerId: rsId }, { resourceServerId: null }] },
-      select: { id: true, allowedScopes: true },
-      take: 10_000,
-    });
-    return rows.map((r) => ({ id: r.id, allowedScopes: Array.isArray(r.allowedScopes) ? (r.allowedScopes as string[]) : [] }));
+  /**
+   * The application's approved pre-registered clients (its own and the workspace-wide ones),
+   * counted per distinct allowed-scopes list by the database: as many rows as there are distinct
+   * lists, whatever the number of clients.
+   */
+  private async appClients(tenantId: string, rsId: string): Promise<{ count: number; allowedScopes: string[] }[]> {
+    const rows = await this.db.$queryRaw<{ s: string | null; n: bigint }[]>`SELECT CAST("allowedScopes" AS TEXT) AS s, COUNT(*) AS n FROM "Client"
+      WHERE "tenantId" = ${tenantId} AND "status" = 'approved' AND ("resourceServerId" = ${rsId} OR "resourceServerId" IS NULL)
+      GROUP BY CAST("allowedScopes" AS TEXT)`;
+    return rows.map((r) => ({ count: n(r.n), allowedScopes: scopeList(r.s) }));
   }
 
   // ---------------------------------------------------------------- 3. scopes and scope impact
@@ -282,8 +375,8 @@ export class AccessReadModels {
       this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT s."key" AS k, COUNT(*) AS n FROM "ToolScope" ts JOIN "Scope" s ON s."id" = ts."scopeId"
         WHERE s."resourceServerId" = ${app.id} AND s."tenantId" = ${tenantId} ${inList(col('s."key"'), keys)} GROUP BY s."key"`,
       this.db.roleGrant.findMany({ where: { tenantId, resourceServerId: app.id, scopeKey: { in: keys } }, select: { scopeKey: true, role: { select: { id: true, name: true } } }, orderBy: [{ role: { name: "asc" } }] }),
-      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."scopeKey" AS k, COUNT(DISTINCT m."userId") AS n ${userChain(tenantId, now)}
-        AND rg."resourceServerId" = ${app.id} ${inList(col('rg."scopeKey"'), keys)} GROUP BY rg."scopeKey"`,
+      this.db.$queryRaw<{ k: string; n: bigint }[]>`SELECT rg."scopeKey" AS k, COUNT(DISTINCT h.uid) AS n
+        ${scopesHeldBy(tenantId, now, sql`AND rg."resourceServerId" = ${app.id} ${inList(col('rg."scopeKey"'), keys)}`)} GROUP BY rg."scopeKey"`,
     ]);
     const out = new Map<string, { tools: { tool_id: string; name: string }[]; tools_count: number; roles: { role_id: string; role_name: string }[]; users_count: number }>();
     for (const k of keys) out.set(k, { tools: [], tools_count: 0, roles: [], users_count: 0 });
@@ -305,12 +398,12 @@ export class AccessReadModels {
     const scope = await this.db.scope.findFirst({ where: { tenantId, resourceServerId: app.id, key: scopeKey }, select: { key: true, name: true, description: true } });
     if (!scope) throw notFound("scope");
     const now = this.clock.now();
-    const after = page.cursor ? sql`AND m."userId" > ${page.cursor.values[0] as string}` : empty;
+    const after = page.cursor ? sql`AND r.uid > ${page.cursor.values[0] as string}` : empty;
     const [facts, holders] = await Promise.all([
       this.scopeFacts(tenantId, app, [scope.key]),
-      this.db.$queryRaw<{ userId: string }[]>`SELECT DISTINCT m."userId" AS "userId" ${userChain(tenantId, now)}
-        AND rg."resourceServerId" = ${app.id} AND rg."scopeKey" = ${scope.key} ${after}
-        ORDER BY m."userId" ASC LIMIT ${page.limit + 1}`,
+      this.db.$queryRaw<{ userId: string }[]>`SELECT DISTINCT r.uid AS "userId"
+        ${heldBy(tenantId, now, sql`AND rg."resourceServerId" = ${app.id} AND rg."scopeKey" = ${scope.key}`)} ${after}
+        ORDER BY r.uid ASC LIMIT ${page.limit + 1}`,
     ]);
     const { rows, next_cursor } = HOLDER_LIST.slice(holders, page.limit);
     const userIds = rows.map((r) => r.userId);
@@ -459,6 +552,17 @@ function emptyStats() {
     users_with_access: 0,
     bindings_expiring_7d: 0,
   };
+}
+
+/** A client's allowedScopes column as text (a JSON array of strings); anything else holds no scope. */
+function scopeList(text: string | null): string[] {
+  if (text === null) return [];
+  try {
+    const v: unknown = JSON.parse(text);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
 }
 
 function bump(into: Record<string, number>, key: string, by: number) {
