@@ -53,14 +53,39 @@ export interface ReadModelPorts {
   policy(resourceServerId: string): MaybePromise<RuntimePolicy | null>;
 }
 
+/**
+ * The role binding `b` applies on the server `server` (a column): unscoped, "*", or scoped to that
+ * server (the resolver's rule, src/modules/rbac). Every view's walk from bindings to grants uses it.
+ */
+function reaches(server: Sql): Sql {
+  return sql`(b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = ${server}))`;
+}
+
+/** The binding `b` has not expired at `now`. */
+function unexpired(now: Date): Sql {
+  return sql`(b."expiresAt" IS NULL OR b."expiresAt" > ${now})`;
+}
+
+/**
+ * The user `uid` (a column) is an active member whose end-user state is not suspended (the
+ * resolver's isActive): the last step of every "users with access" walk. CROSS JOIN keeps SQLite
+ * from starting at the workspace's every member.
+ */
+function activeMember(tenantId: string, uid: Sql): Sql {
+  return sql`CROSS JOIN "Membership" m
+    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
+    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND m."userId" = ${uid}
+      AND (e."status" IS NULL OR e."status" <> 'suspended')`;
+}
+
 /** The binding chain up to the role's grants: bindings that count now on the grant's server. */
 function grantChain(tenantId: string, now: Date, join: Sql = empty): Sql {
   return sql`FROM "RoleBinding" b
     JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
     ${join}
     WHERE b."tenantId" = ${tenantId}
-      AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
-      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+      AND ${unexpired(now)}
+      AND ${reaches(col('rg."resourceServerId"'))}`;
 }
 
 /**
@@ -73,7 +98,7 @@ function expiringChain(tenantId: string, now: Date, soon: Date): Sql {
   return sql`FROM "RoleBinding" b CROSS JOIN "RoleGrant" rg
     WHERE b."tenantId" = ${tenantId} AND b."expiresAt" > ${now} AND b."expiresAt" <= ${soon}
       AND rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
-      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+      AND ${reaches(col('rg."resourceServerId"'))}`;
 }
 
 /**
@@ -92,8 +117,7 @@ function expiringChain(tenantId: string, now: Date, soon: Date): Sql {
  */
 function heldBy(tenantId: string, now: Date, grants: Sql): Sql {
   const pairs = sql`(SELECT DISTINCT rg."resourceServerId" AS rs, rg."roleId" AS "roleId" FROM "RoleGrant" rg WHERE rg."tenantId" = ${tenantId} ${grants}) g`;
-  const live = sql`b."roleId" = g."roleId" AND b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
-      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = g.rs))`;
+  const live = sql`b."roleId" = g."roleId" AND b."tenantId" = ${tenantId} AND ${unexpired(now)} AND ${reaches(col("g.rs"))}`;
   return sql`FROM (
       SELECT g.rs, g."roleId", b."subjectId" AS uid
       FROM ${pairs} CROSS JOIN "RoleBinding" b
@@ -103,10 +127,7 @@ function heldBy(tenantId: string, now: Date, grants: Sql): Sql {
       FROM ${pairs} CROSS JOIN "RoleBinding" b CROSS JOIN "GroupMember" gm
       WHERE b."subjectType" = 'group' AND ${live} AND gm."groupId" = b."subjectId"
     ) r
-    CROSS JOIN "Membership" m
-    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
-    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND m."userId" = r.uid
-      AND (e."status" IS NULL OR e."status" <> 'suspended')`;
+    ${activeMember(tenantId, col("r.uid"))}`;
 }
 
 /**
@@ -129,8 +150,7 @@ function scopesHeldBy(tenantId: string, now: Date, grants: Sql): Sql {
  * subplans per member).
  */
 function usersWithAnyAccess(tenantId: string, now: Date): Sql {
-  const live = sql`b."tenantId" = ${tenantId} AND (b."expiresAt" IS NULL OR b."expiresAt" > ${now})
-      AND (b."scopeType" IS NULL OR b."scopeType" = '*' OR (b."scopeType" = 'resource_server' AND b."scopeId" = rg."resourceServerId"))`;
+  const live = sql`b."tenantId" = ${tenantId} AND ${unexpired(now)} AND ${reaches(col('rg."resourceServerId"'))}`;
   return sql`SELECT COUNT(*) AS n FROM (
         SELECT b."subjectId" AS uid FROM "RoleBinding" b JOIN "RoleGrant" rg ON rg."roleId" = b."roleId" AND rg."tenantId" = b."tenantId"
           WHERE b."subjectType" = 'user' AND ${live}
@@ -139,10 +159,7 @@ function usersWithAnyAccess(tenantId: string, now: Date): Sql {
           JOIN "GroupMember" gm ON gm."groupId" = b."subjectId"
           WHERE b."subjectType" = 'group' AND ${live}
       ) u
-    CROSS JOIN "Membership" m
-    LEFT JOIN "EndUserState" e ON e."tenantId" = m."tenantId" AND e."userId" = m."userId"
-    WHERE m."tenantId" = ${tenantId} AND m."status" = 'active' AND m."userId" = u.uid
-      AND (e."status" IS NULL OR e."status" <> 'suspended')`;
+    ${activeMember(tenantId, col("u.uid"))}`;
 }
 
 const inList = (column: Sql, ids: readonly string[]) => (ids.length ? sql`AND ${column} IN (${join([...ids])})` : sql`AND 1 = 0`);
