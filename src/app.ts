@@ -21,7 +21,6 @@ import { AddressRateLimits, CimdClients, ConnectionRegistry, ConnectionWriter, R
 import { createSignIn, TicketSealer, type SignInServices } from "./modules/signin";
 import { FederationService, IdentityProviderService } from "./modules/identity-providers";
 import { createOAuth, OAUTH_PATHS, type OAuthServices } from "./modules/oauth";
-import { SignJWT } from "jose";
 import { requestLog } from "./rest/request-log";
 import { requestContext } from "./rest/request-context";
 import { countOAuthRefusals } from "./rest/oauth-refusals";
@@ -312,19 +311,7 @@ export async function createServices(deps: AppDeps): Promise<Services> {
       syncGroups: async (tx, tenantId, userId, managed, desired) => void (await rbac.groups.syncMemberships(tx, tenantId, userId, managed, desired)),
       grantRole: (tx, g) => rbac.bindings.grantFirstTime(tx, g),
       // private_key_jwt to an upstream provider: signed with the ES256 key published in our JWKS.
-      clientAssertion: async (clientId, audience) => {
-        const { kid, key } = keys.signingKey("ES256");
-        const now = Math.floor(clock.now().getTime() / 1000);
-        return new SignJWT({})
-          .setProtectedHeader({ alg: "ES256", kid, typ: "JWT" })
-          .setIssuer(clientId)
-          .setSubject(clientId)
-          .setAudience(audience)
-          .setJti(ids.token(16))
-          .setIssuedAt(now)
-          .setExpirationTime(now + 60)
-          .sign(key);
-      },
+      clientAssertion: (clientId, audience) => jwt.signClientAssertion(clientId, audience, ids.token(16)),
       adminStanding: async (tenantId, userId, upstreamAmr) => {
         const candidate = await tenancy.adminCandidateOf(tenantId, userId);
         if (!candidate || !ADMIN_SSO_ROLES.has(candidate.role)) return "not_admin";

@@ -108,6 +108,16 @@ export class JwtService {
   }
 
   /**
+   * A client assertion for private_key_jwt at an upstream provider's token endpoint (RFC 7523 §3,
+   * OIDC Core §9): iss = sub = our client_id there, aud = its token endpoint, a minute's life and a
+   * fresh jti; ES256 with the key our JWKS publishes (where the provider fetches it).
+   */
+  async signClientAssertion(clientId: string, audience: string, jti: string): Promise<string> {
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    return this.sign({ iss: clientId, sub: clientId, aud: audience, jti, iat: now, exp: now + 60 }, "JWT", "ES256");
+  }
+
+  /**
    * The claims of an ID token this server issued (signature by a published key, issuer), expired
    * or not: an RP-initiated logout's id_token_hint may have outlived its exp (OpenID RP-Initiated
    * Logout §2). Null for anything else (an access or admin token included).
