@@ -78,6 +78,9 @@ export async function verifyExport(token: string, e: ExportView, previous: Expor
   if (link && previous && previous.export_id === link.export_id) {
     const got = await sha256Hex(await fetchFile(token, previous.files.find((f) => f.name === "manifest.json")!.path));
     checks.push({ check: "chain", ok: got === link.manifest_sha256, detail: got === link.manifest_sha256 ? `chained to export ${link.seq}` : `export ${link.seq}'s manifest hashes to ${got}, not ${link.manifest_sha256}` });
+  } else if (link && previous) {
+    // The export before it is listed, and it is not the one the manifest names: the chain is broken (as `toolgate evidence verify` says).
+    checks.push({ check: "chain", ok: false, detail: `names export ${link.export_id} before it, but the export before it is ${previous.export_id}` });
   } else if (link) {
     checks.push({ check: "chain", ok: true, detail: `names export ${link.seq} before it (not on this page: not checked)` });
   } else {
