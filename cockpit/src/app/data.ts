@@ -7,7 +7,8 @@ import { gql, type Document } from "../api/graphql";
 import { rest } from "../api/rest";
 import { useSession, useSignedIn } from "./session";
 
-function useOnSignedOut() {
+/** An error handler that signs out when the server says the session ended (401). */
+export function useOnSignedOut() {
   const { signOut } = useSession();
   return (e: unknown) => {
     if (e instanceof ApiError && e.signedOut) signOut(`${e.message}. Sign in again.`);

@@ -4,8 +4,8 @@
 import { useState } from "react";
 import { Link } from "react-router";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { rest } from "../../api/rest";
 import { canWrite, useSignedIn } from "../../app/session";
+import { useOnSignedOut, useRestMutation } from "../../app/data";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
 import { ErrorAlert } from "../../components/ErrorAlert";
 import { applyChange, impactSentence } from "./apply";
@@ -25,11 +25,11 @@ export function FixPanel(props: { fix: Fix; text: string; app: { id: string; nam
   const queries = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const change = props.fix.impact?.change ?? null;
-  const preview = useMutation<ChangePreview, Error, FixChange>({
-    mutationFn: (c) => rest<ChangePreview>("POST", `/svc/v1/applications/${props.app.id}/access-change-previews`, { token: s.token, body: { change: c } }),
-  });
+  const onSignedOut = useOnSignedOut();
+  const preview = useRestMutation<ChangePreview, FixChange>("POST", () => `/svc/v1/applications/${props.app.id}/access-change-previews`, [], (c) => ({ change: c }));
   const apply = useMutation<void, Error, FixChange>({
     mutationFn: (c) => applyChange(s.token, s.workspaceId, props.app.id, c),
+    onError: onSignedOut,
     onSuccess: async () => {
       setConfirming(false);
       preview.reset();
