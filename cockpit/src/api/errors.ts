@@ -34,8 +34,21 @@ export class ApiError extends Error {
 
 export const messageOf = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The message of a bad-input error naming `field`, for under that field. */
-export const fieldErrorOf = (e: unknown, field: string): string | undefined => (e instanceof ApiError && e.field === field ? e.message : undefined);
+const camel = (s: string) => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * The names a field's errors may carry, whichever API sent them: REST and the services name fields
+ * in snake_case ("client_id: ..."), the graph's argument checks in camelCase, under the argument
+ * when one is given ("input.clientId: ...").
+ */
+const namesOf = (field: string, arg?: string) => {
+  const base = [field, camel(field)];
+  return arg ? [...base, ...base.map((n) => `${arg}.${n}`)] : base;
+};
+
+/** The message of a bad-input error naming `field` (or its camelCase name, optionally under the argument `arg`), for under that field. */
+export const fieldErrorOf = (e: unknown, field: string, arg?: string): string | undefined =>
+  e instanceof ApiError && e.field !== undefined && namesOf(field, arg).includes(e.field) ? e.message : undefined;
 
 /** The error unless it is shown under one of the form's fields. */
-export const formErrorOf = (e: unknown, fields: readonly string[]): unknown => (e instanceof ApiError && e.field && fields.includes(e.field) ? null : e);
+export const formErrorOf = (e: unknown, fields: readonly string[], arg?: string): unknown => (fields.some((f) => fieldErrorOf(e, f, arg) !== undefined) ? null : e);

@@ -4,7 +4,7 @@
 // and revoke an approved connection, saying what stops working. Filter by status (?status=).
 import { useState } from "react";
 import { useSearchParams } from "react-router";
-import { errorOutside, errorUnder } from "../settings/field-errors";
+import { fieldErrorOf, formErrorOf } from "../../api/errors";
 import { useGraph, useGraphMutation } from "../../app/data";
 import { canWrite, useSignedIn } from "../../app/session";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
@@ -173,7 +173,7 @@ function ApproveDialog({ request, roles, onClose, onDone }: { request: Request; 
           value={roleId}
           onChange={(e) => setRoleId(e.target.value)}
           hint={`Gives ${personOf(request)} the role on ${serverOf(request)} (a role binding, listed under People and access).`}
-          error={errorUnder(approve.error, "role_id")}
+          error={fieldErrorOf(approve.error, "role_id")}
         >
           <option value="">No role</option>
           {roles.map((r) => (
@@ -182,7 +182,7 @@ function ApproveDialog({ request, roles, onClose, onDone }: { request: Request; 
             </option>
           ))}
         </SelectField>
-        <ErrorAlert error={errorOutside(approve.error, ["role_id"])} />
+        <ErrorAlert error={formErrorOf(approve.error, ["role_id"])} />
         <div className="actions">
           <button type="button" onClick={onClose}>
             Cancel
@@ -208,8 +208,8 @@ function DenyDialog({ request, onClose, onDone }: { request: Request; onClose: (
         }}
       >
         <p>Its ID-JAG exchanges for {serverOf(request)} on behalf of {personOf(request)} are refused; the reason is kept with the request and in the audit trail. It can be approved later.</p>
-        <TextField label="Reason" name="reason" value={reason} onChange={(e) => setReason(e.target.value)} required error={errorUnder(deny.error, "reason", "reason")} />
-        <ErrorAlert error={errorOutside(deny.error, ["reason"], "reason")} />
+        <TextField label="Reason" name="reason" value={reason} onChange={(e) => setReason(e.target.value)} required error={fieldErrorOf(deny.error, "reason", "reason")} />
+        <ErrorAlert error={formErrorOf(deny.error, ["reason"], "reason")} />
         <div className="actions">
           <button type="button" onClick={onClose}>
             Cancel

@@ -3,7 +3,7 @@
 // discovery document first; what failed is shown under the issuer field), edit, enable / disable
 // and delete, each change saying what it affects. The client secret is write-only.
 import { useState } from "react";
-import { errorOutside, errorUnder } from "./field-errors";
+import { fieldErrorOf, formErrorOf } from "../../api/errors";
 import { useGraph, useGraphMutation, useRestMutation } from "../../app/data";
 import { canWrite, useSignedIn } from "../../app/session";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
@@ -174,7 +174,7 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider?: Provider; o
           submit(new FormData(e.currentTarget));
         }}
       >
-        <TextField label="Name" name="name" defaultValue={provider?.name} required hint="Shown on the sign-in pages: “Continue with <name>”." error={errorUnder(error, "name")} />
+        <TextField label="Name" name="name" defaultValue={provider?.name} required hint="Shown on the sign-in pages: “Continue with <name>”." error={fieldErrorOf(error, "name")} />
         <TextField
           label="Issuer"
           name="issuer"
@@ -183,15 +183,15 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider?: Provider; o
           required
           placeholder="https://acme.okta.com"
           hint="Toolgate reads <issuer>/.well-known/openid-configuration and checks it before saving."
-          error={errorUnder(error, "issuer")}
+          error={fieldErrorOf(error, "issuer")}
         />
-        <TextField label="Client id" name="client_id" defaultValue={provider?.clientId} required error={errorUnder(error, "client_id")} />
+        <TextField label="Client id" name="client_id" defaultValue={provider?.clientId} required error={fieldErrorOf(error, "client_id")} />
         <SelectField
           label="Client authentication"
           name="token_endpoint_auth_method"
           value={method}
           onChange={(e) => setMethod(e.target.value)}
-          error={errorUnder(error, "token_endpoint_auth_method")}
+          error={fieldErrorOf(error, "token_endpoint_auth_method")}
           hint={method === "private_key_jwt" ? "Toolgate signs a client assertion with its own key: register its JWKS URL at the provider." : undefined}
         >
           <option value="client_secret_basic">Client secret</option>
@@ -204,22 +204,22 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider?: Provider; o
             type="password"
             autoComplete="off"
             hint={provider?.clientSecretSet ? "A secret is stored (never shown). Leave empty to keep it; type one to replace it." : "Stored sealed; never shown again. Leave empty for a public client (PKCE only)."}
-            error={errorUnder(error, "client_secret")}
+            error={fieldErrorOf(error, "client_secret")}
           />
         )}
-        <TextField label="Scopes" name="scopes" defaultValue={provider?.scopes ?? "openid email profile"} required error={errorUnder(error, "scopes")} />
+        <TextField label="Scopes" name="scopes" defaultValue={provider?.scopes ?? "openid email profile"} required error={fieldErrorOf(error, "scopes")} />
         <TextField
           label="Email domains"
           name="email_domains"
           defaultValue={provider?.emailDomains.join(", ")}
           hint="Comma-separated: a work email of these domains goes straight to this provider."
-          error={errorUnder(error, "email_domains")}
+          error={fieldErrorOf(error, "email_domains")}
         />
         <fieldset>
           <legend>Who signs in with it</legend>
           <CheckboxField label="End users (the sign-in page of the workspace's applications)" name="allowed_end_users" id="allowed_end_users" defaultChecked={provider ? provider.allowedFor.includes("end_users") : true} />
           <CheckboxField label="Administrators (the cockpit)" name="allowed_admins" id="allowed_admins" defaultChecked={provider?.allowedFor.includes("admins") ?? false} />
-          {errorUnder(error, "allowed_for") && <p className="field-error">{errorUnder(error, "allowed_for")}</p>}
+          {fieldErrorOf(error, "allowed_for") && <p className="field-error">{fieldErrorOf(error, "allowed_for")}</p>}
         </fieldset>
         <CheckboxField label="Create unknown people at their first sign-in" name="jit" defaultChecked={provider?.jitProvisioning ?? true} />
         <CheckboxField label="Link existing accounts by a verified email" name="trust_email" defaultChecked={provider?.trustEmail ?? false} hint="Only when the provider vouches for the addresses it sends." />
@@ -228,7 +228,7 @@ function ProviderDialog({ provider, onClose, onSaved }: { provider?: Provider; o
             Redirect URI to register at the provider: <code>{provider.redirectUri}</code>
           </p>
         )}
-        <ErrorAlert error={errorOutside(error, FIELDS)} />
+        <ErrorAlert error={formErrorOf(error, FIELDS)} />
         <div className="actions">
           <button type="button" onClick={onClose}>
             Cancel

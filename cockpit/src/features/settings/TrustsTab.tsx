@@ -3,7 +3,7 @@
 // trusts (/svc/spire/trust-domains): list, add (the server's message under the field it names),
 // delete with what stops working. Keys are a JWKS URL or an inline public JWKS (JSON).
 import { useState } from "react";
-import { errorOutside, errorUnder } from "./field-errors";
+import { fieldErrorOf, formErrorOf } from "../../api/errors";
 import { useRest, useRestMutation } from "../../app/data";
 import { canWrite, useSignedIn } from "../../app/session";
 import { ConfirmDialog } from "../../components/ConfirmDialog";
@@ -204,24 +204,24 @@ function AddIdJagDialog({ onClose, onAdded }: { onClose: () => void; onAdded: (n
           );
         }}
       >
-        <TextField label="Name" name="name" required error={errorUnder(e, "name")} />
-        <TextField label="Issuer" name="issuer" type="url" required placeholder="https://acme.okta.com" hint="The IdP's iss, exactly." error={errorUnder(e, "issuer")} />
+        <TextField label="Name" name="name" required error={fieldErrorOf(e, "name")} />
+        <TextField label="Issuer" name="issuer" type="url" required placeholder="https://acme.okta.com" hint="The IdP's iss, exactly." error={fieldErrorOf(e, "issuer")} />
         <TextField
           label="Keys"
           name="jwks_uri"
           required
           placeholder="https://acme.okta.com/oauth2/v1/keys"
           hint="Its JWKS URL (https), or paste its public JWKS as JSON."
-          error={errorUnder(e, "jwks_uri") ?? errorUnder(e, "jwks")}
+          error={fieldErrorOf(e, "jwks_uri") ?? fieldErrorOf(e, "jwks")}
         />
-        <SelectField label="Subject claim" name="subject_claim" defaultValue="sub" error={errorUnder(e, "subject_claim")}>
+        <SelectField label="Subject claim" name="subject_claim" defaultValue="sub" error={fieldErrorOf(e, "subject_claim")}>
           <option value="sub">sub (issuer + sub, linked once)</option>
           <option value="sub_id">sub_id (subject identifier)</option>
           <option value="email">email (the workspace&apos;s user with that email)</option>
         </SelectField>
-        <TextField label="Tenant claim" name="tenant" hint="Only for a multi-tenant issuer: the tenant claim an assertion must carry." error={errorUnder(e, "tenant")} />
+        <TextField label="Tenant claim" name="tenant" hint="Only for a multi-tenant issuer: the tenant claim an assertion must carry." error={fieldErrorOf(e, "tenant")} />
         <CheckboxField label="Create unknown people as members (needs an email claim)" name="jit_create_users" />
-        <ErrorAlert error={errorOutside(e, IDJAG_FIELDS)} />
+        <ErrorAlert error={formErrorOf(e, IDJAG_FIELDS)} />
         <div className="actions">
           <button type="button" onClick={onClose}>
             Cancel
@@ -262,18 +262,18 @@ function AddWorkloadDialog({ onClose, onAdded }: { onClose: () => void; onAdded:
           );
         }}
       >
-        <TextField label="Name" name="name" required error={errorUnder(e, "name")} />
-        <TextField label="Trust domain" name="trust_domain" placeholder="prod.acme.internal" hint="A SPIFFE trust domain; or give an issuer, or both." error={errorUnder(e, "trust_domain")} />
-        <TextField label="Issuer" name="issuer" placeholder="https://oidc.acme.internal" error={errorUnder(e, "issuer")} />
-        <TextField label="Keys" name="jwks_uri" required hint="Its JWKS URL (https), or paste its public JWKS as JSON." error={errorUnder(e, "jwks_uri") ?? errorUnder(e, "jwks")} />
-        <TextField label="Audience" name="audience" required hint="The aud the workload's JWT must carry." error={errorUnder(e, "audience")} />
+        <TextField label="Name" name="name" required error={fieldErrorOf(e, "name")} />
+        <TextField label="Trust domain" name="trust_domain" placeholder="prod.acme.internal" hint="A SPIFFE trust domain; or give an issuer, or both." error={fieldErrorOf(e, "trust_domain")} />
+        <TextField label="Issuer" name="issuer" placeholder="https://oidc.acme.internal" error={fieldErrorOf(e, "issuer")} />
+        <TextField label="Keys" name="jwks_uri" required hint="Its JWKS URL (https), or paste its public JWKS as JSON." error={fieldErrorOf(e, "jwks_uri") ?? fieldErrorOf(e, "jwks")} />
+        <TextField label="Audience" name="audience" required hint="The aud the workload's JWT must carry." error={fieldErrorOf(e, "audience")} />
         <fieldset>
           <legend>First rule (more through the API)</legend>
           <TextField label="Subject" name="rule_subject" required placeholder="spiffe://prod.acme.internal/billing/*" hint="An exact subject, or a pattern: * matches anything but /." />
           <TextField label="Client id it authenticates as" name="rule_client" required />
-          {errorUnder(e, "rules") && <p className="field-error">{errorUnder(e, "rules")}</p>}
+          {fieldErrorOf(e, "rules") && <p className="field-error">{fieldErrorOf(e, "rules")}</p>}
         </fieldset>
-        <ErrorAlert error={errorOutside(e, WORKLOAD_FIELDS)} />
+        <ErrorAlert error={formErrorOf(e, WORKLOAD_FIELDS)} />
         <div className="actions">
           <button type="button" onClick={onClose}>
             Cancel
