@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startToolgate, type Harness } from "./helpers/harness";
-import { assertAccessible, launchBrowser, signIn, watchErrors } from "./helpers/cockpit";
+import { assertAccessible, goTo, launchBrowser, signIn, watchErrors } from "./helpers/cockpit";
 import { startWebhookReceiver, type WebhookReceiver } from "./helpers/webhook-receiver";
 import { eventually } from "./helpers/eventually";
 
@@ -68,15 +68,10 @@ async function restSeqs(query: string): Promise<number[]> {
   return r.body.items.map((e: { seq: number }) => e.seq);
 }
 
-async function goToAudit() {
-  await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Audit trail" }).click();
-  await page.getByRole("heading", { level: 1, name: "Audit trail" }).waitFor();
-}
-
 describe("the audit trail in Chromium", () => {
   it("lists the workspace's events newest first, as the API does, one page at a time", async () => {
     await signIn(page, h);
-    await goToAudit();
+    await goTo(page, "Audit trail");
     await expect.poll(shownSeqs, WAIT).toEqual(await restSeqs("limit=25"));
     expect(await caption()).toBe("Audit events 1–25");
     await assertAccessible(page, "the audit trail");
@@ -224,7 +219,7 @@ describe("Settings → Webhooks in Chromium", () => {
 
     await page.getByRole("button", { name: "Sign out" }).click();
     await signIn(page, h, auditor);
-    await goToAudit();
+    await goTo(page, "Audit trail");
     await expect.poll(shownSeqs, WAIT).toEqual(await restSeqs("limit=25"));
     await assertAccessible(page, "the audit trail of a read-only auditor");
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Settings" }).click();

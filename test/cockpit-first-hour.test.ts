@@ -188,7 +188,7 @@ describe("a newcomer's first hour in the cockpit", () => {
     await expect(callCreateNote()).rejects.toBeInstanceOf(UnauthorizedErrorV2);
 
     // Explain: the same question in the cockpit.
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Explain" }).click();
+    await goTo(page, "Explain");
     await expect.poll(heading).toBe("Explain");
     await assertAccessible(page, "Explain (empty)");
     await page.getByLabel("Application").selectOption({ label: "Sample notes" });

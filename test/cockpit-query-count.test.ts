@@ -110,7 +110,7 @@ async function grow(servers: number, clientsEach: number, roles: number, groups:
   }
   const roleIds: string[] = [];
   for (let r = 0; r < roles; r++) {
-    const created = await send<any>(CreateRoleDocument, { input: { name: `Role ${++n}`, grants: [{ resourceServerId: last.server || lastServer, scopeIds: ["a:read"] }] } });
+    const created = await send<any>(CreateRoleDocument, { input: { name: `Role ${++n}`, grants: [{ resourceServerId: last.server, scopeIds: ["a:read"] }] } });
     roleIds.push(created.createRole.id);
   }
   for (let g = 0; g < groups; g++) {

@@ -14,7 +14,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startToolgate, type Harness } from "./helpers/harness";
-import { assertAccessible, launchBrowser, signIn, watchErrors } from "./helpers/cockpit";
+import { assertAccessible, goTo, launchBrowser, signIn, watchErrors } from "./helpers/cockpit";
 import { startOidcProvider, type OidcProviderHandle } from "./helpers/upstream-idp";
 import { TestIdp } from "./helpers/test-idp";
 import { createServer, type ServerFixture } from "./helpers/oauth-fixtures";
@@ -240,8 +240,7 @@ describe("Access requests in Chromium", () => {
   }, 60_000);
 
   it("approves one with narrowed scopes and a role: the next exchange gets exactly that", async () => {
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Access requests" }).click();
-    await page.getByRole("heading", { level: 1, name: "Access requests" }).waitFor();
+    await goTo(page, "Access requests");
     await expect.poll(() => rows().locator("tbody tr").count(), WAIT).toBe(2);
     expect(await rows().textContent()).toContain("Files MCP");
     await assertAccessible(page, "Access requests: pending");
@@ -299,7 +298,7 @@ describe("Access requests in Chromium", () => {
     const other = await (await browser.newContext()).newPage();
     const otherErrors = watchErrors(other);
     await signIn(other, h, auditor);
-    await other.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Access requests" }).click();
+    await goTo(other, "Access requests");
     await other.getByLabel("Status").selectOption("");
     await expect.poll(() => other.getByRole("table", { name: /^Access requests/ }).locator("tbody tr").count(), WAIT).toBe(2);
     expect(await other.locator("main").getByRole("button").count()).toBe(0);

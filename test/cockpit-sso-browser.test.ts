@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { startToolgate, type Harness } from "./helpers/harness";
-import { assertAccessible, launchBrowser, watchErrors } from "./helpers/cockpit";
+import { assertAccessible, goTo, launchBrowser, watchErrors } from "./helpers/cockpit";
 import { startOidcProvider, type OidcProviderHandle } from "./helpers/upstream-idp";
 
 const WAIT = { timeout: 20_000 };
@@ -101,7 +101,7 @@ describe("Continue with an identity provider on the cockpit's sign-in", () => {
     const again = await h.request("POST", "/svc/uflow/auth/sso", { json: { ticket: tickets[0] } });
     expect(again.status).toBe(401);
     // Signed in as the owner of that workspace: its settings and its providers are readable.
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Settings" }).click();
+    await goTo(page, "Settings");
     await page.getByRole("navigation", { name: "Settings" }).getByRole("link", { name: "Identity providers" }).click();
     await expect.poll(() => page.getByRole("table", { name: "Identity providers" }).textContent(), WAIT).toContain("People only");
     await assertAccessible(page, "the cockpit after single sign-on");

@@ -36,7 +36,7 @@ export async function signIn(page: Page, h: Harness, who: { email: string; passw
 }
 
 /** Navigates inside the app (no reload: the session lives in memory) by its navigation or a link. */
-export async function goTo(page: Page, section: "Applications" | "Clients and connections" | "People and access" | "Settings"): Promise<void> {
+export async function goTo(page: Page, section: "Applications" | "Clients and connections" | "Access requests" | "People and access" | "Explain" | "Audit trail" | "Settings"): Promise<void> {
   await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: section }).click();
   await page.getByRole("heading", { level: 1, name: section }).waitFor();
 }
